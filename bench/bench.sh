@@ -1,0 +1,24 @@
+#!/bin/sh
+# bench.sh - wall time per phase of amp's main jobs on this machine.
+# Speed is measured here, not asserted in tests.  Run after building:
+#   sh bench/bench.sh [path/to/amp]
+AMP=${1:-$(dirname "$0")/../src/amp}
+[ -x "$AMP" ] || { echo "bench.sh: build amp first (./build.sh)" >&2; exit 2; }
+
+phase() {  # phase NAME COMMAND...
+	name=$1; shift
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	status=$?
+	t1=$(date +%s.%N)
+	printf '%-44s %8.3f s  (exit %d)\n' "$name" "$(echo "$t1 - $t0" | bc -l 2>/dev/null || awk "BEGIN{print $t1-$t0}")" "$status"
+}
+
+echo "amp benchmark on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+phase "list backends (probes, timer calibration)" "$AMP" --list-backends
+phase "list events" "$AMP" --list-events
+phase "default run (latency sweep to 64 MiB)" "$AMP"
+phase "real run, --max-size=1M" "$AMP" --max-size=1M
+phase "simulated pii-233 (sweep to 2 MiB)" "$AMP" --sim=pii-233
+phase "simulated itanium2 (sweep to 32 MiB)" "$AMP" --sim=itanium2
+phase "simulated pii-233, noise 0.01, random pages" "$AMP" --sim=pii-233 --sim-noise=0.01 --sim-pages=random

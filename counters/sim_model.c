@@ -1,0 +1,928 @@
+/* sim_model.c - the simulated memory hierarchy behind sim.h.
+ *
+ * What one access does (the tests and amp's algorithms rely on this):
+ *
+ *  - LOAD and STORE are the data side (statistics index 0), IFETCH the
+ *    instruction side (index 1).
+ *  - Noise first (spec->noise = p): with probability p the accessed line
+ *    is removed from the level-1 cache of its side (interference); with
+ *    probability p/1000 a disturbance (a context switch): every level-1
+ *    cache and every TLB is emptied and each valid line of the lower
+ *    cache levels is invalidated with probability 1/8.  Seeded; p = 0
+ *    draws nothing, so the model is exact.
+ *  - Translation: the level-1 TLB of the side (DTLB/ITLB, or a unified
+ *    TLB), then on its miss the level-2 TLB (STLB) if present.  A TLB
+ *    indexes by vpn = va / its page, set = vpn % sets; a TLB that misses
+ *    adds its latency (the miss penalty) and is filled (TLBs are
+ *    non-inclusive).  A side with no level-1 TLB does no lookups.
+ *  - Page map, granule spec->map_page: physical = virtual, or with
+ *    pages_random a seeded bijective mix of the low 36 bits of the vpn
+ *    (scattered frames that never collide).
+ *  - Caches: the path of a side is, per level number 1..4, the split
+ *    cache of that side or the unified one.  Lines are identified by
+ *    their physical line address at every level; the set comes from the
+ *    virtual or the physical address per level (index=), set =
+ *    (addr / line) % sets.  The walk adds each looked-up level's latency
+ *    and counts accesses and misses per side; past the last level it
+ *    adds spec->mem_latency.  A hit updates replacement state.
+ *  - Fills, bottom up, of every level above the one that hit (all, when
+ *    memory served): a STORE skips no-write-allocate levels; an
+ *    exclusive level is never filled on the way up, it takes the victims
+ *    of the level(s) directly above it, and a hit there moves the line
+ *    up (it leaves the exclusive level when some level above is filled).
+ *    Victims of an exclusive level are dropped, or go on into the next
+ *    level when that one is exclusive too.  An inclusive level
+ *    back-invalidates what it evicts from every level above it (both
+ *    halves of a split level).  NINE: neither.  Invalid ways are always
+ *    filled before anything is evicted.
+ *  - Replacement: LRU, tree PLRU, FIFO (hits do not reorder) and RANDOM
+ *    (a seeded stream separate from the noise stream).
+ *
+ * Data layout, per level: a tag array (physical line address, or vpn for
+ * TLBs; all ones when invalid) of sets * ways slots.  LRU and FIFO keep
+ * a circular doubly linked list per set, most recent first, with the
+ * invalid slots at the tail, so the victim is always the tail: O(1).
+ * PLRU keeps a bit tree per set (O(log ways)); PLRU and RANDOM keep a
+ * stack of the set's invalid slots.  Sets with more than SCAN_MAX ways
+ * are looked up through an open-addressing hash from tag to slot, small
+ * sets by scanning; a one-slot hint catches repeated lines first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define NONE UINT32_MAX
+#define INVALID UINT64_MAX
+#define SCAN_MAX 16
+#define MAP_BITS 36
+#define MAP_MASK ((UINT64_C(1) << MAP_BITS) - 1)
+#define MAP_M1 UINT64_C(0x9E3779B97F4A7C15)
+#define MAP_M2 UINT64_C(0xBF58476D1CE4E5B9)
+#define HASH_MUL UINT64_C(0x9E3779B97F4A7C15)
+#define MAX_SLOTS (UINT64_C(1) << 30)
+
+struct hent {
+	uint64_t key;
+	uint64_t slot;
+};
+
+struct level {
+	int tlb;
+	int lnum;
+	enum sim_side side;
+	enum sim_policy policy;
+	int phys, wa, inclusive, exclusive;
+	unsigned latency;
+	int shift;               /* log2 of the line (page for TLBs) */
+	uint32_t ways, sets, nslots;
+	uint32_t set_mask;       /* sets - 1 when sets is a power of two */
+	int sets_pow2;
+	int depth;               /* PLRU tree depth: log2(ways) */
+	uint64_t *tag;
+	uint32_t *prev, *next;   /* LRU/FIFO lists (sentinel nslots + set); free stacks */
+	uint32_t *free_head;     /* PLRU/RANDOM: per set */
+	uint8_t *plru;           /* PLRU: node i of a set at [set * ways + i] */
+	struct hent *hash;       /* ways > SCAN_MAX only */
+	uint64_t hmask;
+	int hshift;
+	uint32_t hint;           /* slot of the last line found or filled */
+	int nabove;
+	int above[SIM_MAX_LEVELS]; /* inclusive: levels it back-invalidates */
+	int below[2];            /* next cache level per side, -1 */
+	struct sim_level_stats st;
+};
+
+struct sim_machine {
+	struct sim_spec spec;
+	struct level lv[SIM_MAX_LEVELS];
+	int cpath[2][4], ncpath[2];
+	int tpath[2][2], ntpath[2];
+	int map_shift;
+	uint64_t map_k0, map_k1;
+	uint64_t rng_repl, rng_noise;
+	uint64_t noise_line, noise_storm; /* thresholds on a 64-bit draw */
+	int noisy;
+	uint64_t cycles, total, ops[3];
+};
+
+/* ---- small helpers ---- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static int is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int log2u(uint64_t x)
+{
+	int n = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/* Inverse of a multiplier modulo 2^64 (Newton; odd a). */
+static uint64_t mul_inverse(uint64_t a)
+{
+	uint64_t x = a;
+
+	for (int i = 0; i < 6; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+static uint64_t unxorshift(uint64_t x, int s)
+{
+	uint64_t y = x;
+
+	for (int i = 0; i < MAP_BITS / s + 1; i++)
+		y = x ^ (y >> s);
+	return y;
+}
+
+/* ---- the page map: a keyed bijection on the low MAP_BITS of the vpn ---- */
+
+static uint64_t mix(const struct sim_machine *m, uint64_t x)
+{
+	x ^= m->map_k0;
+	x = (x * MAP_M1) & MAP_MASK;
+	x ^= x >> 17;
+	x = (x * MAP_M2) & MAP_MASK;
+	x ^= x >> 11;
+	return x ^ m->map_k1;
+}
+
+static uint64_t unmix(const struct sim_machine *m, uint64_t x)
+{
+	x ^= m->map_k1;
+	x = unxorshift(x, 11);
+	x = (x * mul_inverse(MAP_M2)) & MAP_MASK;
+	x = unxorshift(x, 17);
+	x = (x * mul_inverse(MAP_M1)) & MAP_MASK;
+	return x ^ m->map_k0;
+}
+
+static inline uint64_t map_va(const struct sim_machine *m, uint64_t va)
+{
+	uint64_t vpn, off;
+
+	if (!m->spec.pages_random)
+		return va;
+	vpn = va >> m->map_shift;
+	off = va & ((UINT64_C(1) << m->map_shift) - 1);
+	vpn = (vpn & ~MAP_MASK) | mix(m, vpn & MAP_MASK);
+	return vpn << m->map_shift | off;
+}
+
+static uint64_t unmap_pa(const struct sim_machine *m, uint64_t pa)
+{
+	uint64_t fpn, off;
+
+	if (!m->spec.pages_random)
+		return pa;
+	fpn = pa >> m->map_shift;
+	off = pa & ((UINT64_C(1) << m->map_shift) - 1);
+	fpn = (fpn & ~MAP_MASK) | unmix(m, fpn & MAP_MASK);
+	return fpn << m->map_shift | off;
+}
+
+/* ---- one level: lookup, replacement, fill, invalidation ---- */
+
+static inline uint32_t set_of(const struct level *l, uint64_t unit)
+{
+	return l->sets_pow2 ? (uint32_t)(unit & l->set_mask) : (uint32_t)(unit % l->sets);
+}
+
+static inline uint64_t hash_home(const struct level *l, uint64_t key)
+{
+	return (key * HASH_MUL) >> l->hshift;
+}
+
+static uint32_t hash_find(const struct level *l, uint64_t key)
+{
+	uint64_t i = hash_home(l, key);
+
+	for (;;) {
+		const struct hent *e = &l->hash[i];
+
+		if (e->key == key)
+			return (uint32_t)e->slot;
+		if (e->key == INVALID)
+			return NONE;
+		i = (i + 1) & l->hmask;
+	}
+}
+
+static void hash_put(struct level *l, uint64_t key, uint32_t slot)
+{
+	uint64_t i = hash_home(l, key);
+
+	while (l->hash[i].key != INVALID)
+		i = (i + 1) & l->hmask;
+	l->hash[i].key = key;
+	l->hash[i].slot = slot;
+}
+
+/* Linear probing delete by backward shift: no tombstones to pile up. */
+static void hash_del(struct level *l, uint64_t key)
+{
+	uint64_t i = hash_home(l, key), j, k;
+
+	while (l->hash[i].key != key) {
+		if (l->hash[i].key == INVALID)
+			return;
+		i = (i + 1) & l->hmask;
+	}
+	j = i;
+	for (;;) {
+		j = (j + 1) & l->hmask;
+		if (l->hash[j].key == INVALID)
+			break;
+		k = hash_home(l, l->hash[j].key);
+		/* Entry j may stay if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		l->hash[i] = l->hash[j];
+		i = j;
+	}
+	l->hash[i].key = INVALID;
+}
+
+static inline uint32_t find(const struct level *l, uint64_t tag, uint32_t set)
+{
+	const uint64_t *t;
+
+	if (l->tag[l->hint] == tag)
+		return l->hint;
+	if (l->hash)
+		return hash_find(l, tag);
+	t = l->tag + (size_t)set * l->ways;
+	for (uint32_t w = 0; w < l->ways; w++)
+		if (t[w] == tag)
+			return set * l->ways + w;
+	return NONE;
+}
+
+static inline void list_unlink(struct level *l, uint32_t x)
+{
+	l->next[l->prev[x]] = l->next[x];
+	l->prev[l->next[x]] = l->prev[x];
+}
+
+static inline void list_push_front(struct level *l, uint32_t x, uint32_t s)
+{
+	uint32_t n = l->next[s];
+
+	l->next[x] = n;
+	l->prev[x] = s;
+	l->prev[n] = x;
+	l->next[s] = x;
+}
+
+static inline void list_push_back(struct level *l, uint32_t x, uint32_t s)
+{
+	uint32_t p = l->prev[s];
+
+	l->prev[x] = p;
+	l->next[x] = s;
+	l->next[p] = x;
+	l->prev[s] = x;
+}
+
+static inline void plru_touch(struct level *l, uint32_t set, uint32_t way)
+{
+	uint8_t *t = l->plru + (size_t)set * l->ways;
+	uint32_t node = 1;
+
+	for (int d = l->depth - 1; d >= 0; d--) {
+		uint32_t dir = (way >> d) & 1;
+
+		t[node] = (uint8_t)!dir;	/* point away from the way just used */
+		node = 2 * node + dir;
+	}
+}
+
+static uint32_t plru_victim(const struct level *l, uint32_t set)
+{
+	const uint8_t *t = l->plru + (size_t)set * l->ways;
+	uint32_t node = 1, way = 0;
+
+	for (int d = 0; d < l->depth; d++) {
+		uint32_t dir = t[node];
+
+		way = 2 * way + dir;
+		node = 2 * node + dir;
+	}
+	return way;
+}
+
+static inline void touch(struct level *l, uint32_t slot, uint32_t set)
+{
+	uint32_t s;
+
+	switch (l->policy) {
+	case SIM_LRU:
+		s = l->nslots + set;
+		if (l->next[s] != slot) {
+			list_unlink(l, slot);
+			list_push_front(l, slot, s);
+		}
+		break;
+	case SIM_PLRU:
+		plru_touch(l, set, slot - set * l->ways);
+		break;
+	default:
+		break;
+	}
+	l->hint = slot;
+}
+
+/* Put tag into set; returns the evicted tag, INVALID when a free way took it. */
+static uint64_t insert(struct sim_machine *m, struct level *l, uint64_t tag, uint32_t set)
+{
+	uint32_t slot, s, base = set * l->ways;
+	uint64_t old;
+
+	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
+		s = l->nslots + set;
+		slot = l->prev[s];
+		list_unlink(l, slot);
+		list_push_front(l, slot, s);
+	} else {
+		slot = l->free_head[set];
+		if (slot != NONE)
+			l->free_head[set] = l->next[slot];
+		else if (l->policy == SIM_PLRU)
+			slot = base + plru_victim(l, set);
+		else
+			slot = base + (uint32_t)(splitmix(&m->rng_repl) % l->ways);
+		if (l->policy == SIM_PLRU)
+			plru_touch(l, set, slot - base);
+	}
+	old = l->tag[slot];
+	if (l->hash) {
+		if (old != INVALID)
+			hash_del(l, old);
+		hash_put(l, tag, slot);
+	}
+	l->tag[slot] = tag;
+	l->hint = slot;
+	return old;
+}
+
+static void invalidate_slot(struct level *l, uint32_t slot)
+{
+	uint32_t set = slot / l->ways;
+
+	if (l->tag[slot] == INVALID)
+		return;
+	if (l->hash)
+		hash_del(l, l->tag[slot]);
+	l->tag[slot] = INVALID;
+	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
+		list_unlink(l, slot);
+		list_push_back(l, slot, l->nslots + set);
+	} else {
+		l->next[slot] = l->free_head[set];
+		l->free_head[set] = slot;
+	}
+}
+
+/* An empty level: lists in way order, free stacks popping way 0 first. */
+static void reset_level(struct level *l)
+{
+	uint32_t set, w, base;
+
+	for (uint32_t i = 0; i < l->nslots; i++)
+		l->tag[i] = INVALID;
+	for (set = 0; set < l->sets; set++) {
+		base = set * l->ways;
+		if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
+			uint32_t s = l->nslots + set;
+
+			l->next[s] = l->prev[s] = s;
+			for (w = 0; w < l->ways; w++)
+				list_push_back(l, base + w, s);
+		} else {
+			for (w = 0; w < l->ways; w++)
+				l->next[base + w] = w + 1 < l->ways ? base + w + 1 : NONE;
+			l->free_head[set] = base;
+		}
+	}
+	if (l->plru)
+		memset(l->plru, 0, l->nslots);
+	if (l->hash)
+		for (uint64_t i = 0; i <= l->hmask; i++)
+			l->hash[i].key = INVALID;
+	l->hint = 0;
+}
+
+/* ---- relations between levels ---- */
+
+static inline uint32_t cache_set(const struct level *l, uint64_t va, uint64_t pa)
+{
+	return set_of(l, (l->phys ? pa : va) >> l->shift);
+}
+
+/* Remove the line holding physical address pa from level l, if there. */
+static void invalidate_pa(struct sim_machine *m, struct level *l, uint64_t pa)
+{
+	uint64_t tag = pa >> l->shift;
+	uint32_t slot = find(l, tag, cache_set(l, unmap_pa(m, pa), pa));
+
+	if (slot != NONE)
+		invalidate_slot(l, slot);
+}
+
+/* Level l (inclusive) lost line tag: take it from every level above. */
+static void back_invalidate(struct sim_machine *m, struct level *l, uint64_t tag)
+{
+	uint64_t pa = tag << l->shift;
+
+	for (int i = 0; i < l->nabove; i++) {
+		struct level *a = &m->lv[l->above[i]];
+		uint64_t step = UINT64_C(1) << a->shift, end = pa + (UINT64_C(1) << l->shift);
+
+		if (a->shift >= l->shift)
+			invalidate_pa(m, a, pa);
+		else
+			for (uint64_t p = pa; p < end; p += step)
+				invalidate_pa(m, a, p);
+	}
+}
+
+static void evicted(struct sim_machine *m, struct level *l, uint64_t tag, int side);
+
+/* Victim tag of level from goes into the exclusive level b below it. */
+static void put_victim(struct sim_machine *m, struct level *b, const struct level *from,
+		       uint64_t tag, int side)
+{
+	uint64_t pa = tag << from->shift;
+	uint64_t btag = pa >> b->shift;
+	uint32_t set = cache_set(b, unmap_pa(m, pa), pa);
+	uint32_t slot = find(b, btag, set);
+	uint64_t old;
+
+	/* Already there (the line sat in both L1d and L1i): refresh it. */
+	if (slot != NONE) {
+		touch(b, slot, set);
+		return;
+	}
+	old = insert(m, b, btag, set);
+	if (old != INVALID)
+		evicted(m, b, old, side);
+}
+
+/* What follows an eviction from cache level l. */
+static void evicted(struct sim_machine *m, struct level *l, uint64_t tag, int side)
+{
+	int b = l->below[side];
+
+	if (l->inclusive)
+		back_invalidate(m, l, tag);
+	if (b >= 0 && m->lv[b].exclusive)
+		put_victim(m, &m->lv[b], l, tag, side);
+}
+
+/* ---- noise ---- */
+
+static int level1_cache(const struct sim_machine *m, int side)
+{
+	int c = m->ncpath[side] ? m->cpath[side][0] : -1;
+
+	return c >= 0 && m->lv[c].lnum == 1 ? c : -1;
+}
+
+/* A context switch: cold level-1 caches and TLBs, 1/8 of the rest gone. */
+static void disturb(struct sim_machine *m)
+{
+	for (int i = 0; i < m->spec.n; i++) {
+		struct level *l = &m->lv[i];
+
+		if (l->tlb || l->lnum == 1) {
+			reset_level(l);
+			continue;
+		}
+		for (uint32_t s = 0; s < l->nslots; s++) {
+			uint64_t tag = l->tag[s];
+
+			if (tag == INVALID || splitmix(&m->rng_noise) % 8)
+				continue;
+			invalidate_slot(l, s);
+			if (l->inclusive)
+				back_invalidate(m, l, tag);
+		}
+	}
+}
+
+static void noise(struct sim_machine *m, uint64_t va, uint64_t pa, int side)
+{
+	int c;
+
+	if (splitmix(&m->rng_noise) < m->noise_line && (c = level1_cache(m, side)) >= 0) {
+		struct level *l = &m->lv[c];
+		uint32_t slot = find(l, pa >> l->shift, cache_set(l, va, pa));
+
+		if (slot != NONE)
+			invalidate_slot(l, slot);
+	}
+	if (splitmix(&m->rng_noise) < m->noise_storm)
+		disturb(m);
+}
+
+/* ---- the access ---- */
+
+unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
+{
+	int side = op == SIM_IFETCH;
+	uint64_t pa = map_va(m, va);
+	uint64_t tags[4];
+	uint32_t sets[4], hslot = NONE;
+	unsigned cyc = 0;
+	int k, n, hit, fill_above = 0;
+
+	m->total++;
+	if ((unsigned)op < 3)
+		m->ops[op]++;
+	if (m->noisy)
+		noise(m, va, pa, side);
+
+	for (k = 0; k < m->ntpath[side]; k++) {
+		struct level *l = &m->lv[m->tpath[side][k]];
+		uint64_t vpn = va >> l->shift;
+		uint32_t set = set_of(l, vpn);
+		uint32_t slot = find(l, vpn, set);
+
+		l->st.accesses[side]++;
+		if (slot != NONE) {
+			touch(l, slot, set);
+			break;
+		}
+		l->st.misses[side]++;
+		cyc += l->latency;
+		insert(m, l, vpn, set);
+	}
+
+	n = m->ncpath[side];
+	for (hit = 0; hit < n; hit++) {
+		struct level *l = &m->lv[m->cpath[side][hit]];
+
+		tags[hit] = pa >> l->shift;
+		sets[hit] = cache_set(l, va, pa);
+		l->st.accesses[side]++;
+		cyc += l->latency;
+		hslot = find(l, tags[hit], sets[hit]);
+		if (hslot != NONE)
+			break;
+		l->st.misses[side]++;
+	}
+	if (hit == n)
+		cyc += m->spec.mem_latency;
+
+	for (k = 0; k < hit; k++) {
+		const struct level *l = &m->lv[m->cpath[side][k]];
+
+		if (!l->exclusive && (op != SIM_STORE || l->wa))
+			fill_above = 1;
+	}
+	if (hit < n) {
+		struct level *l = &m->lv[m->cpath[side][hit]];
+
+		/* An exclusive level hands the line up rather than keep it. */
+		if (l->exclusive && fill_above)
+			invalidate_slot(l, hslot);
+		else
+			touch(l, hslot, sets[hit]);
+	}
+	/* Bottom up: an inclusive level's back-invalidation frees ways above first. */
+	for (k = hit - 1; k >= 0; k--) {
+		struct level *l = &m->lv[m->cpath[side][k]];
+		uint64_t old;
+
+		if (l->exclusive || (op == SIM_STORE && !l->wa))
+			continue;
+		old = insert(m, l, tags[k], sets[k]);
+		if (old != INVALID)
+			evicted(m, l, old, side);
+	}
+	m->cycles += cyc;
+	return cyc;
+}
+
+/* ---- flushes ---- */
+
+void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len)
+{
+	uint64_t last;
+
+	if (!len)
+		return;
+	last = len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);
+	for (int i = 0; i < m->spec.n; i++) {
+		struct level *l = &m->lv[i];
+		uint64_t first = va >> l->shift, end = last >> l->shift;
+
+		if (l->tlb)
+			continue;
+		if (end - first < l->nslots) {
+			for (uint64_t u = first;; u++) {
+				invalidate_pa(m, l, map_va(m, u << l->shift));
+				if (u == end)
+					break;
+			}
+			continue;
+		}
+		/* A range larger than the level: look at each line instead. */
+		for (uint32_t s = 0; s < l->nslots; s++) {
+			uint64_t u;
+
+			if (l->tag[s] == INVALID)
+				continue;
+			u = unmap_pa(m, l->tag[s] << l->shift) >> l->shift;
+			if (u >= first && u <= end)
+				invalidate_slot(l, s);
+		}
+	}
+}
+
+void sim_flush_all(struct sim_machine *m)
+{
+	for (int i = 0; i < m->spec.n; i++)
+		reset_level(&m->lv[i]);
+}
+
+/* ---- creation ---- */
+
+static int fail(char *err, size_t len, const char *fmt, const char *name)
+{
+	if (err && len)
+		snprintf(err, len, fmt, name);
+	return -1;
+}
+
+static int setup_level(struct level *l, const struct sim_level_spec *ls, const struct sim_spec *spec,
+		       char *err, size_t len)
+{
+	uint64_t unit, ways, slots, sets;
+
+	memset(l, 0, sizeof *l);
+	l->tlb = ls->kind == SIM_TLB;
+	l->lnum = ls->level;
+	l->side = ls->side;
+	l->policy = ls->policy;
+	l->latency = ls->latency;
+	l->below[0] = l->below[1] = -1;
+	if (ls->kind != SIM_CACHE && ls->kind != SIM_TLB)
+		return fail(err, len, "%s: unknown kind of level", ls->name);
+	if ((unsigned)ls->side > SIM_UNIFIED || (unsigned)ls->policy > SIM_RANDOM ||
+	    (unsigned)ls->inclusion > SIM_EXCLUSIVE || (unsigned)ls->index > SIM_INDEX_PHYSICAL)
+		return fail(err, len, "%s: a field is out of range", ls->name);
+	if (l->tlb) {
+		if (ls->level < 1 || ls->level > 2)
+			return fail(err, len, "%s: TLB level must be 1 or 2", ls->name);
+		unit = ls->page;
+		slots = ls->entries;
+		ways = ls->full ? ls->entries : ls->assoc;
+	} else {
+		if (ls->level < 1 || ls->level > 4)
+			return fail(err, len, "%s: cache level must be 1..4", ls->name);
+		unit = ls->line;
+		slots = unit ? ls->size / unit : 0;
+		ways = ls->full ? slots : ls->assoc;
+		if (unit && ls->size % unit)
+			return fail(err, len, "%s: size is not a multiple of the line", ls->name);
+		if (spec->pages_random && unit > spec->map_page)
+			return fail(err, len, "%s: line larger than the page map granule", ls->name);
+		l->phys = ls->index == SIM_INDEX_PHYSICAL;
+		l->wa = ls->write_allocate;
+		l->inclusive = ls->inclusion == SIM_INCLUSIVE;
+		l->exclusive = ls->inclusion == SIM_EXCLUSIVE;
+		if (l->exclusive && ls->level == 1)
+			return fail(err, len, "%s: an exclusive level-1 cache has nothing above it", ls->name);
+	}
+	if (!is_pow2(unit))
+		return fail(err, len, l->tlb ? "%s: page is not a power of two" :
+			    "%s: line is not a power of two", ls->name);
+	if (!slots || !ways || slots % ways)
+		return fail(err, len, "%s: size is not a whole number of sets", ls->name);
+	if (slots > MAX_SLOTS)
+		return fail(err, len, "%s: too many lines to simulate", ls->name);
+	if (ls->policy == SIM_PLRU && !is_pow2(ways))
+		return fail(err, len, "%s: plru needs a power-of-two associativity", ls->name);
+	sets = slots / ways;
+	l->shift = log2u(unit);
+	l->ways = (uint32_t)ways;
+	l->sets = (uint32_t)sets;
+	l->nslots = (uint32_t)slots;
+	l->sets_pow2 = is_pow2(sets);
+	l->set_mask = (uint32_t)(sets - 1);
+	l->depth = log2u(ways);
+
+	l->tag = malloc(slots * sizeof *l->tag);
+	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
+		l->prev = malloc((slots + sets) * sizeof *l->prev);
+		l->next = malloc((slots + sets) * sizeof *l->next);
+	} else {
+		l->next = malloc(slots * sizeof *l->next);
+		l->free_head = malloc(sets * sizeof *l->free_head);
+	}
+	if (l->policy == SIM_PLRU)
+		l->plru = malloc(slots);
+	if (ways > SCAN_MAX) {
+		uint64_t cap = 1;
+
+		while (cap < 2 * slots)
+			cap <<= 1;
+		l->hash = malloc(cap * sizeof *l->hash);
+		l->hmask = cap - 1;
+		l->hshift = 64 - log2u(cap);
+	}
+	if (!l->tag || !l->next || (!l->prev && !l->free_head) ||
+	    (l->policy == SIM_PLRU && !l->plru) || (ways > SCAN_MAX && !l->hash))
+		return fail(err, len, "%s: out of memory", ls->name);
+	reset_level(l);
+	return 0;
+}
+
+static void free_level(struct level *l)
+{
+	free(l->tag);
+	free(l->prev);
+	free(l->next);
+	free(l->free_head);
+	free(l->plru);
+	free(l->hash);
+}
+
+void sim_destroy(struct sim_machine *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->spec.n; i++)
+		free_level(&m->lv[i]);
+	free(m);
+}
+
+static int serves(const struct sim_level_spec *ls, int side)
+{
+	return ls->side == SIM_UNIFIED || (int)ls->side == side;
+}
+
+/* The cache and TLB paths of each side, and who is above/below whom. */
+static int link_levels(struct sim_machine *m, char *err, size_t len)
+{
+	const struct sim_spec *sp = &m->spec;
+
+	for (int side = 0; side < 2; side++) {
+		for (int lnum = 1; lnum <= 4; lnum++) {
+			int found = -1;
+
+			for (int i = 0; i < sp->n; i++) {
+				if (sp->lv[i].kind != SIM_CACHE || sp->lv[i].level != lnum ||
+				    !serves(&sp->lv[i], side))
+					continue;
+				if (found >= 0)
+					return fail(err, len, "%s: two caches serve one side at its level",
+						    sp->lv[i].name);
+				found = i;
+			}
+			if (found >= 0)
+				m->cpath[side][m->ncpath[side]++] = found;
+		}
+		for (int lnum = 1; lnum <= 2; lnum++) {
+			int found = -1;
+
+			for (int i = 0; i < sp->n; i++) {
+				if (sp->lv[i].kind != SIM_TLB || sp->lv[i].level != lnum ||
+				    !serves(&sp->lv[i], side))
+					continue;
+				if (found >= 0)
+					return fail(err, len, "%s: two TLBs serve one side at its level",
+						    sp->lv[i].name);
+				found = i;
+			}
+			/* Without a level-1 TLB a side translates nothing. */
+			if (found >= 0 && (lnum == 1 || m->ntpath[side]))
+				m->tpath[side][m->ntpath[side]++] = found;
+		}
+		for (int k = 0; k + 1 < m->ncpath[side]; k++)
+			m->lv[m->cpath[side][k]].below[side] = m->cpath[side][k + 1];
+	}
+	for (int i = 0; i < sp->n; i++) {
+		struct level *l = &m->lv[i];
+
+		if (l->tlb || !l->inclusive)
+			continue;
+		for (int j = 0; j < sp->n; j++) {
+			const struct level *a = &m->lv[j];
+
+			if (!a->tlb && a->lnum < l->lnum &&
+			    (l->side == SIM_UNIFIED || a->side == SIM_UNIFIED || a->side == l->side))
+				l->above[l->nabove++] = j;
+		}
+	}
+	return 0;
+}
+
+struct sim_machine *sim_create(const struct sim_spec *spec, char *err, size_t len)
+{
+	struct sim_machine *m;
+	uint64_t s;
+	double p;
+
+	if (err && len)
+		err[0] = '\0';
+	if (!spec || spec->n < 0 || spec->n > SIM_MAX_LEVELS) {
+		fail(err, len, "%s", "sim: bad number of levels");
+		return NULL;
+	}
+	if (!is_pow2(spec->map_page)) {
+		fail(err, len, "%s", "sim: map_page is not a power of two");
+		return NULL;
+	}
+	if (!(spec->noise >= 0 && spec->noise < 1)) {
+		fail(err, len, "%s", "sim: noise must be in [0, 1)");
+		return NULL;
+	}
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		fail(err, len, "%s", "sim: out of memory");
+		return NULL;
+	}
+	m->spec = *spec;
+	for (int i = 0; i < spec->n; i++) {
+		m->spec.lv[i].name[sizeof m->spec.lv[i].name - 1] = '\0';
+		if (setup_level(&m->lv[i], &m->spec.lv[i], spec, err, len)) {
+			for (int j = 0; j <= i; j++)
+				free_level(&m->lv[j]);
+			free(m);
+			return NULL;
+		}
+	}
+	if (link_levels(m, err, len)) {
+		sim_destroy(m);
+		return NULL;
+	}
+	m->map_shift = log2u(spec->map_page);
+	s = spec->seed ^ UINT64_C(0x6d6170);
+	m->map_k0 = splitmix(&s) & MAP_MASK;
+	m->map_k1 = splitmix(&s) & MAP_MASK;
+	m->rng_repl = spec->seed ^ UINT64_C(0x7265706c61636521);
+	m->rng_noise = spec->seed ^ UINT64_C(0x6e6f697365212121);
+	p = spec->noise;
+	m->noisy = p > 0;
+	m->noise_line = (uint64_t)ldexp(p, 64);
+	m->noise_storm = (uint64_t)ldexp(p / 1000, 64);
+	return m;
+}
+
+/* ---- queries ---- */
+
+const struct sim_spec *sim_get_spec(const struct sim_machine *m)
+{
+	return &m->spec;
+}
+
+void sim_get_stats(const struct sim_machine *m, int level, struct sim_level_stats *out)
+{
+	if (level < 0 || level >= m->spec.n) {
+		memset(out, 0, sizeof *out);
+		return;
+	}
+	*out = m->lv[level].st;
+}
+
+uint64_t sim_cycles(const struct sim_machine *m)
+{
+	return m->cycles;
+}
+
+uint64_t sim_total_accesses(const struct sim_machine *m)
+{
+	return m->total;
+}
+
+/* Accesses of one kind so far (loads, stores, fetches). */
+uint64_t sim_op_count(const struct sim_machine *m, enum sim_op op)
+{
+	return (unsigned)op < 3 ? m->ops[op] : 0;
+}
+
+uint64_t sim_translate(struct sim_machine *m, uint64_t va)
+{
+	return map_va(m, va);
+}

@@ -1,0 +1,51 @@
+/* timer.h - the cycle timer every timing measurement uses: rdtscp on
+ * x86-64, cntvct_el0 on aarch64, clock_gettime(CLOCK_MONOTONIC_RAW)
+ * elsewhere, and its calibration (tick rate, resolution, overhead). */
+#ifndef AMP_TIMER_H
+#define AMP_TIMER_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t amp_now_ns(void)
+{
+	struct timespec ts;
+#ifdef CLOCK_MONOTONIC_RAW
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+#else
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One timer read.  rdtscp waits for earlier instructions to finish, so
+ * the loads being timed are not left outside the bracket. */
+static inline uint64_t amp_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi, aux;
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+#else
+	return amp_now_ns();
+#endif
+}
+
+struct amp_timer_cal {
+	const char *source;      /* "rdtscp", "cntvct_el0", "clock_gettime" */
+	double ticks_per_ns;     /* measured against CLOCK_MONOTONIC_RAW */
+	double resolution_ticks; /* smallest non-zero difference of two reads */
+	double overhead_ticks;   /* smallest cost of one read-read pair */
+};
+
+/* Measures the timer (takes about 20 ms); 0, or -1 when the timer does
+ * not advance (then the fields hold what could be seen). */
+int amp_timer_calibrate(struct amp_timer_cal *cal);
+/* The calibration of this process, done once on first use. */
+const struct amp_timer_cal *amp_timer(void);
+
+#endif

@@ -1,0 +1,306 @@
+/* amp.c - the program: options to actions, backend choice, the default
+ * measurement run and its report. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "amp.h"
+#include "eventmap.h"
+#include "options.h"
+#include "plan.h"
+#include "sim.h"
+#include "timer.h"
+#include "util.h"
+
+#define DEFAULT_MAX_SIZE (64ULL << 20)
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "amp: %s\n", msg);
+	return AMP_EXIT_USAGE;
+}
+
+static int list_presets(void)
+{
+	for (const struct sim_preset *p = sim_presets; p->name; p++) {
+		struct sim_spec spec;
+		char err[SIM_ERR_LEN], line[256];
+
+		printf("%-12s %s\n", p->name, p->description);
+		if (sim_spec_parse(p->name, &spec, err, sizeof err) < 0) {
+			printf("             (invalid: %s)\n", err);
+			continue;
+		}
+		for (int i = 0; i < spec.n; i++) {
+			line[0] = '\0';
+			sim_level_describe(&spec.lv[i], line, sizeof line);
+			printf("             %s\n", line);
+		}
+		printf("             MEM latency %u\n", spec.mem_latency);
+	}
+	return AMP_EXIT_OK;
+}
+
+static void backend_status(const struct amp_host *host, struct amp_report *r)
+{
+	r->nbackends = 0;
+	for (int i = 0; amp_backends[i] && r->nbackends < AMP_MAX_BACKENDS; i++) {
+		struct amp_backend_status *b = &r->backends[r->nbackends++];
+
+		b->name = amp_backends[i]->name;
+		b->priority = amp_backends[i]->priority;
+		b->usable = amp_backends[i]->probe(host, b->reason, sizeof b->reason);
+	}
+}
+
+static int list_backends(const struct amp_host *host)
+{
+	static struct amp_report r;
+
+	backend_status(host, &r);
+	for (int i = 0; i < r.nbackends; i++)
+		printf("%-6s %-9s priority %-3d %s\n", r.backends[i].name,
+		       r.backends[i].usable ? "usable" : "unusable", r.backends[i].priority,
+		       r.backends[i].reason);
+#ifndef HAVE_PAPI
+	printf("%-6s %-9s %-12s %s\n", "papi", "absent", "", "amp was built without PAPI (configure --with-papi)");
+#endif
+	return AMP_EXIT_OK;
+}
+
+static int list_events(const struct amp_host *host)
+{
+	for (int i = 0; amp_backends[i]; i++) {
+		const struct amp_backend_ops *b = amp_backends[i];
+		char why[AMP_REASON_LEN];
+		int usable = b->probe(host, why, sizeof why);
+
+		printf("%s (%s%s%s):\n", b->name, usable ? "usable" : "unusable: ",
+		       usable ? "" : why, "");
+		for (int e = 0; e < AMP_EV_COUNT; e++) {
+			char what[AMP_REASON_LEN];
+			int ok = b->event_info(host, (enum amp_event)e, what, sizeof what);
+
+			printf("  %-10s %-7s %s\n", amp_event_table[e].name, ok ? "yes" : "absent", what);
+		}
+	}
+	return AMP_EXIT_OK;
+}
+
+static void host_identity(struct amp_report *r)
+{
+	struct amp_cpu_id id;
+	struct utsname u;
+	const struct amp_uarch *ua;
+
+	memset(&id, 0, sizeof id);
+	if (amp_cpu_identify(&id) == 0) {
+		snprintf(r->cpu, sizeof r->cpu, "%s", id.model_name[0] ? id.model_name : id.vendor);
+		snprintf(r->arch, sizeof r->arch, "%s", id.arch);
+		ua = amp_uarch_for_cpu(&id);
+		if (ua)
+			snprintf(r->uarch, sizeof r->uarch, "%s", ua->name);
+	}
+	if (uname(&u) == 0) {
+		snprintf(r->kernel, sizeof r->kernel, "%s", u.release);
+		if (!r->arch[0])
+			snprintf(r->arch, sizeof r->arch, "%s", u.machine);
+	}
+}
+
+/* On a simulated machine the "reported" column is its spec. */
+static void reported_from_spec(const struct sim_spec *spec, struct amp_report *r)
+{
+	static const char *side[] = { "data", "instruction", "unified" };
+
+	snprintf(r->reported_source, sizeof r->reported_source, "the simulated machine's spec");
+	r->nreported = 0;
+	for (int i = 0; i < spec->n && r->nreported < AMP_MAX_LEVELS; i++) {
+		const struct sim_level_spec *lv = &spec->lv[i];
+		struct amp_reported_cache *c = &r->reported[r->nreported];
+
+		if (lv->kind != SIM_CACHE)
+			continue;
+		memset(c, 0, sizeof *c);
+		c->level = lv->level;
+		snprintf(c->type, sizeof c->type, "%s", side[lv->side]);
+		c->size = lv->size;
+		c->line = lv->line;
+		c->ways = lv->full ? 0 : lv->assoc;
+		c->sets = (unsigned)(lv->size / ((uint64_t)lv->line * lv->assoc));
+		r->nreported++;
+	}
+}
+
+static uint64_t sim_default_max_size(const struct sim_spec *spec)
+{
+	uint64_t biggest = 0, size = 64 << 10;
+
+	for (int i = 0; i < spec->n; i++)
+		if (spec->lv[i].kind == SIM_CACHE && spec->lv[i].size > biggest)
+			biggest = spec->lv[i].size;
+	while (size < 4 * biggest && size < (256ULL << 20))
+		size *= 2;
+	return size;
+}
+
+/* Counter-API overhead on the chosen backend (AMP 2.2). */
+static void measure_overhead(const struct amp_backend_ops *b, const struct amp_host *host,
+			     unsigned reps, struct amp_report *r)
+{
+	enum amp_event ev = AMP_EV_CYCLES;
+	struct amp_cset set;
+	struct amp_run_result res;
+	char err[AMP_REASON_LEN];
+
+	if (amp_cset_open(&set, b, host, &ev, 1, err, sizeof err) < 0) {
+		amp_num_unknown(&r->counter_overhead_ticks, "%s", err);
+		return;
+	}
+	if (amp_run_overhead(host, &set, reps, &res, err, sizeof err) == 0)
+		amp_num_set(&r->counter_overhead_ticks, (double)res.ticks_min);
+	else
+		amp_num_unknown(&r->counter_overhead_ticks, "%s", err);
+	amp_cset_close(&set);
+}
+
+static const struct amp_backend_ops *pick_backend(const struct amp_config *cfg,
+						  const struct amp_host *host,
+						  struct amp_report *r, int *status)
+{
+	const struct amp_backend_ops *b;
+	char why[AMP_REASON_LEN];
+
+	if (!cfg->backend) {
+		b = amp_backend_choose(host, r->backend_why, sizeof r->backend_why);
+		if (!b) {
+			fprintf(stderr, "amp: %s\n", r->backend_why);
+			*status = AMP_EXIT_RESOURCE;
+		}
+		return b;
+	}
+	b = amp_backend_find(cfg->backend);
+	if (!b) {
+		fprintf(stderr, "amp: %s: amp was built without it (configure --with-%s)\n",
+			cfg->backend, cfg->backend);
+		*status = AMP_EXIT_RESOURCE;
+		return NULL;
+	}
+	if (!b->probe(host, why, sizeof why)) {
+		fprintf(stderr, "amp: backend %s is unusable here: %s\n", b->name, why);
+		*status = AMP_EXIT_RESOURCE;
+		return NULL;
+	}
+	snprintf(r->backend_why, sizeof r->backend_why, "asked for with --backend");
+	return b;
+}
+
+static int run(const struct amp_config *cfg, const struct amp_host *host)
+{
+	static struct amp_report r;
+	const struct amp_backend_ops *b;
+	char err[AMP_REASON_LEN];
+	int status = AMP_EXIT_OK;
+	uint64_t t0 = amp_now_ns(), max_size = cfg->max_size;
+
+	amp_report_init(&r);
+	host_identity(&r);
+	backend_status(host, &r);
+	b = pick_backend(cfg, host, &r, &status);
+	if (!b)
+		return status;
+	snprintf(r.backend, sizeof r.backend, "%s", b->name);
+
+	if (host->sim) {
+		const struct sim_spec *spec = sim_get_spec(host->sim);
+
+		sim_spec_format(spec, r.sim_spec, sizeof r.sim_spec);
+		snprintf(r.tick_unit, sizeof r.tick_unit, "one simulated cycle");
+		amp_num_unknown(&r.tick_mhz, "a simulated machine has no clock");
+		amp_num_unknown(&r.timer_resolution_ns, "a simulated machine has no clock");
+		amp_num_set(&r.timer_overhead_ticks, 0);
+		amp_num_unknown(&r.pinned_cpu, "nothing to pin on a simulated machine");
+		reported_from_spec(spec, &r);
+		if (!max_size)
+			max_size = sim_default_max_size(spec);
+	} else {
+		const struct amp_timer_cal *cal;
+		int cpu = amp_pin_self(err, sizeof err);
+
+		if (cpu >= 0)
+			amp_num_set(&r.pinned_cpu, cpu);
+		else
+			amp_num_unknown(&r.pinned_cpu, "%s", err);
+		cal = amp_timer();
+		snprintf(r.tick_unit, sizeof r.tick_unit, "%s tick, %.1f MHz (constant rate, not core cycles)",
+			 cal->source, cal->ticks_per_ns * 1000.0);
+		amp_num_set(&r.tick_mhz, cal->ticks_per_ns * 1000.0);
+		amp_num_set(&r.timer_resolution_ns, cal->resolution_ticks / cal->ticks_per_ns);
+		amp_num_set(&r.timer_overhead_ticks, cal->overhead_ticks);
+		amp_reported_from_sysfs(&r);
+		if (!max_size)
+			max_size = DEFAULT_MAX_SIZE;
+	}
+	measure_overhead(b, host, cfg->reps, &r);
+	if (amp_measure_latency(host, max_size, cfg->reps, cfg->seed, &r, err, sizeof err) < 0) {
+		fprintf(stderr, "amp: latency measurement failed: %s\n", err);
+		status = AMP_EXIT_FAILED;
+	}
+	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
+	if (cfg->json)
+		amp_emit_json(&r, stdout);
+	else
+		amp_emit_text(&r, stdout);
+	return status;
+}
+
+int amp_main(int argc, char **argv)
+{
+	struct amp_config cfg;
+	struct amp_host host = { 0 };
+	struct sim_spec spec;
+	char err[AMP_REASON_LEN + SIM_ERR_LEN];
+	int status;
+
+	if (amp_parse_args(argc, argv, &cfg, err, sizeof err) < 0)
+		return usage_error(err);
+	switch (cfg.action) {
+	case AMP_ACT_HELP:
+		amp_print_help(stdout);
+		return AMP_EXIT_OK;
+	case AMP_ACT_VERSION:
+		printf("amp %s\n", PACKAGE_VERSION);
+		return AMP_EXIT_OK;
+	case AMP_ACT_LIST_PRESETS:
+		return list_presets();
+	default:
+		break;
+	}
+	if (cfg.sim) {
+		if (sim_spec_parse(cfg.sim, &spec, err, sizeof err) < 0)
+			return usage_error(err);
+		spec.noise = cfg.sim_noise;
+		spec.seed = cfg.seed;
+		spec.pages_random = cfg.pages_random;
+		host.sim = sim_create(&spec, err, sizeof err);
+		if (!host.sim) {
+			fprintf(stderr, "amp: cannot build the simulated machine: %s\n", err);
+			return AMP_EXIT_RESOURCE;
+		}
+	}
+	switch (cfg.action) {
+	case AMP_ACT_LIST_BACKENDS:
+		status = list_backends(&host);
+		break;
+	case AMP_ACT_LIST_EVENTS:
+		status = list_events(&host);
+		break;
+	default:
+		status = run(&cfg, &host);
+		break;
+	}
+	sim_destroy(host.sim);
+	return status;
+}

@@ -1,0 +1,186 @@
+/* options.c - the option table, the parser and --help. */
+#include "config.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+#include "util.h"
+
+#define DEFAULT_REPS 8
+#define MAX_REPS 1000000
+
+/* The one table: getopt_long's options and --help both come from it. */
+const struct amp_option amp_options[] = {
+	{ "help", 'h', NULL, "show this help and exit" },
+	{ "version", 'V', NULL, "show the version and exit" },
+	{ "list-backends", 0, NULL, "list counter backends, whether each is usable here and why not" },
+	{ "list-events", 0, NULL, "list the uniform events and what each maps to under each backend" },
+	{ "list-presets", 0, NULL, "list the simulated machines --sim knows by name" },
+	{ "backend", 0, "NAME", "use this backend: perf, papi, timer or sim (default: best usable)" },
+	{ "sim", 0, "SPEC", "measure a simulated machine: a preset name or an element list (see amp(1))" },
+	{ "sim-noise", 0, "P", "simulated interference: probability 0 <= P < 1 per access (default 0)" },
+	{ "seed", 0, "N", "seed for random orders, random replacement and noise (default 1)" },
+	{ "sim-pages", 0, "MODE", "simulated page frames: contiguous (default) or random" },
+	{ "json", 0, NULL, "write the report as JSON (format_version 1) instead of text" },
+	{ "reps", 0, "N", "repetitions per measurement; the minimum is kept (default 8)" },
+	{ "max-size", 0, "BYTES", "largest working set of the latency sweep (default 64M; K/M/G suffixes)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static int option_index(const char *name)
+{
+	for (int i = 0; amp_options[i].name; i++)
+		if (strcmp(amp_options[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* getopt_long's value for table row i: its short letter, or 256 + i. */
+static int option_val(int i)
+{
+	return amp_options[i].short_name ? amp_options[i].short_name : 256 + i;
+}
+
+static int is(int val, const char *name)
+{
+	int i = option_index(name);
+
+	return i >= 0 && val == option_val(i);
+}
+
+static int bad_value(char *err, size_t len, const char *opt, const char *value, const char *want)
+{
+	snprintf(err, len, "option '--%s': invalid value '%s' (%s)", opt, value, want);
+	return -1;
+}
+
+int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, size_t len)
+{
+	struct option longopts[64];
+	char shortopts[64];
+	int n = 0, s = 0, c;
+
+	memset(cfg, 0, sizeof *cfg);
+	cfg->action = AMP_ACT_RUN;
+	cfg->seed = 1;
+	cfg->reps = DEFAULT_REPS;
+	shortopts[s++] = ':'; /* report a missing argument as ':' */
+	for (int i = 0; amp_options[i].name && n < 63; i++, n++) {
+		longopts[n].name = amp_options[i].name;
+		longopts[n].has_arg = amp_options[i].arg ? required_argument : no_argument;
+		longopts[n].flag = NULL;
+		longopts[n].val = option_val(i);
+		if (amp_options[i].short_name) {
+			shortopts[s++] = (char)amp_options[i].short_name;
+			if (amp_options[i].arg)
+				shortopts[s++] = ':';
+		}
+	}
+	memset(&longopts[n], 0, sizeof longopts[n]);
+	shortopts[s] = '\0';
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		uint64_t u;
+
+		if (c == '?') {
+			if (optopt && optopt < 256)
+				snprintf(err, len, "unknown option '-%c' (see amp --help)", optopt);
+			else
+				snprintf(err, len, "unknown option '%s' (see amp --help)", argv[optind - 1]);
+			return -1;
+		}
+		if (c == ':') {
+			snprintf(err, len, "option '%s' needs a value (see amp --help)", argv[optind - 1]);
+			return -1;
+		}
+		if (c == 'h') {
+			cfg->action = AMP_ACT_HELP;
+		} else if (c == 'V') {
+			cfg->action = AMP_ACT_VERSION;
+		} else if (is(c, "list-backends")) {
+			cfg->action = AMP_ACT_LIST_BACKENDS;
+		} else if (is(c, "list-events")) {
+			cfg->action = AMP_ACT_LIST_EVENTS;
+		} else if (is(c, "list-presets")) {
+			cfg->action = AMP_ACT_LIST_PRESETS;
+		} else if (is(c, "backend")) {
+			if (strcmp(optarg, "perf") && strcmp(optarg, "papi") &&
+			    strcmp(optarg, "timer") && strcmp(optarg, "sim"))
+				return bad_value(err, len, "backend", optarg, "expected perf, papi, timer or sim");
+			cfg->backend = optarg;
+		} else if (is(c, "sim")) {
+			if (!*optarg)
+				return bad_value(err, len, "sim", optarg, "expected a preset name or an element list");
+			cfg->sim = optarg;
+		} else if (is(c, "sim-noise")) {
+			if (amp_parse_double(optarg, 0.0, 1.0, &cfg->sim_noise) < 0)
+				return bad_value(err, len, "sim-noise", optarg, "expected a probability 0 <= P < 1");
+			cfg->sim_noise_given = 1;
+		} else if (is(c, "seed")) {
+			if (amp_parse_uint(optarg, 0, UINT64_MAX, &cfg->seed) < 0)
+				return bad_value(err, len, "seed", optarg, "expected a non-negative integer");
+		} else if (is(c, "sim-pages")) {
+			if (strcmp(optarg, "contiguous") == 0)
+				cfg->pages_random = 0;
+			else if (strcmp(optarg, "random") == 0)
+				cfg->pages_random = 1;
+			else
+				return bad_value(err, len, "sim-pages", optarg, "expected contiguous or random");
+			cfg->pages_given = 1;
+		} else if (is(c, "json")) {
+			cfg->json = 1;
+		} else if (is(c, "reps")) {
+			if (amp_parse_uint(optarg, 1, MAX_REPS, &u) < 0)
+				return bad_value(err, len, "reps", optarg, "expected an integer from 1 to 1000000");
+			cfg->reps = (unsigned)u;
+		} else if (is(c, "max-size")) {
+			if (amp_parse_size(optarg, &cfg->max_size) < 0 || cfg->max_size < 4096 ||
+			    cfg->max_size > (1ULL << 40))
+				return bad_value(err, len, "max-size", optarg, "expected a size from 4K to 1T, e.g. 64M");
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, len, "unexpected argument '%s' (see amp --help)", argv[optind]);
+		return -1;
+	}
+	if (!cfg->sim && (cfg->sim_noise_given || cfg->pages_given)) {
+		snprintf(err, len, "%s needs --sim=SPEC", cfg->sim_noise_given ? "--sim-noise" : "--sim-pages");
+		return -1;
+	}
+	if (cfg->backend && cfg->sim && strcmp(cfg->backend, "sim") != 0) {
+		snprintf(err, len, "--sim measures a simulated machine; --backend=%s cannot count it", cfg->backend);
+		return -1;
+	}
+	if (cfg->backend && !cfg->sim && strcmp(cfg->backend, "sim") == 0 &&
+	    (cfg->action == AMP_ACT_RUN)) {
+		snprintf(err, len, "--backend=sim needs --sim=SPEC (see amp --list-presets)");
+		return -1;
+	}
+	return 0;
+}
+
+void amp_print_help(FILE *out)
+{
+	fprintf(out, "Usage: amp [OPTION]...\n"
+		"Measure this machine's memory hierarchy from user space: with hardware\n"
+		"miss counters where there are some, by timing where there are none, or\n"
+		"on a simulated machine (--sim).\n\nOptions:\n");
+	for (int i = 0; amp_options[i].name; i++) {
+		const struct amp_option *o = &amp_options[i];
+		char left[64];
+
+		if (o->short_name)
+			snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name,
+				 o->arg ? "=" : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? "=" : "",
+				 o->arg ? o->arg : "");
+		fprintf(out, "  %-24s %s\n", left, o->help);
+	}
+	fprintf(out, "\nExit status: 0 ok, 1 measurement failed or inconclusive, 2 usage error,\n"
+		"3 a required resource is missing (e.g. an unusable --backend).\n"
+		"See amp(1) for the --sim grammar, the presets and the JSON format.\n");
+}

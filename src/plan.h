@@ -1,0 +1,79 @@
+/* plan.h - an experiment is data: sequences of offsets into a region and
+ * passes over them (load, store, instruction fetch, flush), some of them
+ * measured.  A runner executes a plan on the real machine (pointer chains,
+ * jump chains, counters or timer) or on the simulated machine, so the
+ * measurement modules never care which. */
+#ifndef AMP_PLAN_H
+#define AMP_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "counters.h"
+
+enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH };
+
+#define AMP_PLAN_MAX_SEQ 8
+#define AMP_PLAN_MAX_PASS 16
+#define AMP_PLAN_WHOLE_REGION (-1)
+
+/* Distinct offsets, visited in this order; a load pass follows them as a
+ * cyclic pointer chain, an ifetch pass as a chain of jumps. */
+struct amp_seq {
+	uint64_t *off;
+	size_t n;
+};
+
+struct amp_pass {
+	int seq;          /* index into seq[], or AMP_PLAN_WHOLE_REGION (flush) */
+	enum amp_op op;
+	unsigned times;   /* walks over the sequence */
+	int measured;     /* inside the counter/timer bracket */
+};
+
+struct amp_plan {
+	char name[64];
+	uint64_t region;  /* bytes; offsets are below this */
+	int huge;         /* back the data region with huge pages if possible */
+	int nseq, npass;
+	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
+	struct amp_pass pass[AMP_PLAN_MAX_PASS];
+};
+
+void amp_plan_init(struct amp_plan *p, const char *name, uint64_t region);
+/* Adds a sequence of n offsets (copied); returns its index or -1. */
+int amp_plan_add_seq(struct amp_plan *p, const uint64_t *off, size_t n);
+/* Sequence of n offsets start, start+stride, ...; returns index or -1. */
+int amp_plan_add_strided(struct amp_plan *p, uint64_t start, uint64_t stride, size_t n);
+/* Sequence over n slots of `stride` bytes visited in a random cyclic
+ * order from a seeded generator (defeats stride prefetchers). */
+int amp_plan_add_random_cycle(struct amp_plan *p, uint64_t stride, size_t n, uint64_t seed);
+int amp_plan_add_pass(struct amp_plan *p, int seq, enum amp_op op, unsigned times, int measured);
+/* Checks the plan is runnable; 0, or -1 with the reason. */
+int amp_plan_check(const struct amp_plan *p, char *err, size_t len);
+/* Accesses one repetition performs (flushes not counted). */
+uint64_t amp_plan_accesses(const struct amp_plan *p, int measured_only);
+void amp_plan_free(struct amp_plan *p);
+
+/* What a run of a plan yields: per event of the counter set the minimum
+ * and maximum over repetitions (AMP: the minimum is the truest count, no
+ * interference lowers it), and the timer's ticks likewise (simulated
+ * cycles on the simulated machine). */
+struct amp_run_result {
+	unsigned reps;
+	uint64_t min[AMP_MAX_SET], max[AMP_MAX_SET];
+	uint64_t ticks_min, ticks_max;
+	uint64_t accesses;   /* measured accesses per repetition */
+};
+
+/* Runs plan reps times on host (real when host->sim is NULL), reading
+ * the counters of set around the measured passes (set may be NULL: time
+ * only).  0, or -1 with the reason. */
+int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp_cset *set,
+	    unsigned reps, struct amp_run_result *res, char *err, size_t len);
+
+/* Counter-API overhead: counts and ticks of an empty measured bracket,
+ * minimum over reps; subtract it from small measurements (AMP 2.2). */
+int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
+		     struct amp_run_result *res, char *err, size_t len);
+
+#endif

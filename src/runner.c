@@ -1,0 +1,330 @@
+/* runner.c - executes experiment plans.
+ *
+ * Real machine: loads follow a cyclic pointer chain written into the
+ * region (each load's address depends on the one before, so they are
+ * neither merged nor overlapped and the compiler cannot drop them);
+ * stores write the region's own words back (chains survive); fetches run
+ * a synthesized jump chain; flushes use the cache-flush instruction.
+ * Simulated machine: the same accesses go into the model at fixed
+ * virtual addresses.  Counters and the timer bracket the measured
+ * passes; every repetition runs the whole plan. */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "jumpchain.h"
+#include "plan.h"
+#include "sim.h"
+#include "timer.h"
+
+#define SIM_DATA_BASE 0x10000000000ULL /* where the model sees the region */
+#define SIM_CODE_BASE 0x20000000000ULL
+#define HUGE_PAGE (2ULL << 20)
+
+/* A sink the compiler must assume is read, so chases are never dead. */
+static void *volatile amp_sink;
+
+static __attribute__((noinline)) void *chase(void *start, uint64_t steps)
+{
+	void **p = start;
+
+	while (steps >= 8) {
+		p = *p; p = *p; p = *p; p = *p;
+		p = *p; p = *p; p = *p; p = *p;
+		steps -= 8;
+	}
+	while (steps--)
+		p = *p;
+	return p;
+}
+
+static void flush_line(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("clflush (%0)" :: "r"(p) : "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dc civac, %0" :: "r"(p) : "memory");
+#else
+	(void)p;
+#endif
+}
+
+static void flush_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("mfence" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dsb sy; isb" ::: "memory");
+#endif
+}
+
+static int can_flush(void)
+{
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/* What a plan needs prepared on the real machine. */
+struct real_plan {
+	uint8_t *base;
+	size_t size;
+	uint64_t *store_val[AMP_PLAN_MAX_SEQ];  /* value each store writes */
+	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
+};
+
+static void real_free(struct real_plan *rp)
+{
+	for (int i = 0; i < AMP_PLAN_MAX_SEQ; i++) {
+		free(rp->store_val[i]);
+		amp_jumpchain_free(rp->code[i]);
+	}
+	if (rp->base)
+		munmap(rp->base, rp->size);
+	memset(rp, 0, sizeof *rp);
+}
+
+static int seq_has_op(const struct amp_plan *p, int seq, enum amp_op op)
+{
+	for (int i = 0; i < p->npass; i++)
+		if (p->pass[i].seq == seq && p->pass[i].op == op)
+			return 1;
+	return 0;
+}
+
+static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
+{
+	uint8_t *chained = NULL; /* one bit per 8-byte word holding a chain link */
+
+	memset(rp, 0, sizeof *rp);
+	rp->size = p->huge ? (p->region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : p->region;
+	rp->base = mmap(NULL, rp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rp->base == MAP_FAILED) {
+		rp->base = NULL;
+		snprintf(err, len, "plan %s: mmap of %zu bytes: %s", p->name, rp->size, strerror(errno));
+		return -1;
+	}
+#ifdef MADV_HUGEPAGE
+	if (p->huge)
+		madvise(rp->base, rp->size, MADV_HUGEPAGE); /* a hint; 4K pages work too */
+#endif
+	/* Touch every page now so page faults stay out of the measurement. */
+	for (size_t o = 0; o < rp->size; o += 4096)
+		rp->base[o] = 0;
+	chained = calloc(p->region / 64 + 1, 1);
+	if (!chained) {
+		snprintf(err, len, "plan %s: out of memory", p->name);
+		goto fail;
+	}
+	for (int s = 0; s < p->nseq; s++) {
+		const struct amp_seq *q = &p->seq[s];
+
+		if (!seq_has_op(p, s, AMP_OP_LOAD))
+			continue;
+		for (size_t k = 0; k < q->n; k++) {
+			uint64_t o = q->off[k], w = o / 8;
+			void *next = rp->base + q->off[(k + 1) % q->n];
+
+			if ((chained[w / 8] >> (w % 8)) & 1 && *(void **)(rp->base + o) != next) {
+				snprintf(err, len, "plan %s: offset %llu is in two load chains with different successors",
+					 p->name, (unsigned long long)o);
+				goto fail;
+			}
+			chained[w / 8] |= (uint8_t)(1 << (w % 8));
+			*(void **)(rp->base + o) = next;
+		}
+	}
+	for (int s = 0; s < p->nseq; s++) {
+		const struct amp_seq *q = &p->seq[s];
+
+		if (seq_has_op(p, s, AMP_OP_STORE)) {
+			rp->store_val[s] = malloc(q->n * sizeof(uint64_t));
+			if (!rp->store_val[s]) {
+				snprintf(err, len, "plan %s: out of memory", p->name);
+				goto fail;
+			}
+			for (size_t k = 0; k < q->n; k++)
+				rp->store_val[s][k] = *(uint64_t *)(rp->base + q->off[k]);
+		}
+		if (seq_has_op(p, s, AMP_OP_IFETCH)) {
+			rp->code[s] = amp_jumpchain_build(p->region, q->off, q->n, err, len);
+			if (!rp->code[s])
+				goto fail;
+		}
+	}
+	for (int i = 0; i < p->npass; i++)
+		if (p->pass[i].op == AMP_OP_FLUSH && !can_flush()) {
+			snprintf(err, len, "plan %s: no cache-flush instruction on this architecture", p->name);
+			goto fail;
+		}
+	free(chained);
+	return 0;
+fail:
+	free(chained);
+	real_free(rp);
+	return -1;
+}
+
+static void real_pass(const struct amp_plan *p, struct real_plan *rp, const struct amp_pass *ps)
+{
+	const struct amp_seq *q = ps->seq >= 0 ? &p->seq[ps->seq] : NULL;
+
+	switch (ps->op) {
+	case AMP_OP_LOAD:
+		amp_sink = chase(rp->base + q->off[0], (uint64_t)ps->times * q->n);
+		break;
+	case AMP_OP_STORE:
+		for (unsigned t = 0; t < ps->times; t++)
+			for (size_t k = 0; k < q->n; k++)
+				*(volatile uint64_t *)(rp->base + q->off[k]) = rp->store_val[ps->seq][k];
+		break;
+	case AMP_OP_IFETCH:
+		for (unsigned t = 0; t < ps->times; t++)
+			amp_jumpchain_run(rp->code[ps->seq]);
+		break;
+	case AMP_OP_FLUSH:
+		if (q) {
+			for (size_t k = 0; k < q->n; k++)
+				flush_line(rp->base + q->off[k]);
+		} else {
+			for (size_t o = 0; o < p->region; o += 32)
+				flush_line(rp->base + o);
+		}
+		flush_fence();
+		break;
+	}
+}
+
+static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const struct amp_pass *ps)
+{
+	const struct amp_seq *q = ps->seq >= 0 ? &p->seq[ps->seq] : NULL;
+	enum sim_op op = ps->op == AMP_OP_STORE ? SIM_STORE : ps->op == AMP_OP_IFETCH ? SIM_IFETCH : SIM_LOAD;
+	uint64_t base = ps->op == AMP_OP_IFETCH ? SIM_CODE_BASE : SIM_DATA_BASE;
+
+	if (ps->op == AMP_OP_FLUSH) {
+		if (q)
+			for (size_t k = 0; k < q->n; k++)
+				sim_flush_range(m, SIM_DATA_BASE + q->off[k], 1);
+		else
+			sim_flush_range(m, SIM_DATA_BASE, p->region);
+		return;
+	}
+	for (unsigned t = 0; t < ps->times; t++)
+		for (size_t k = 0; k < q->n; k++)
+			sim_access(m, base + q->off[k], op);
+}
+
+static uint64_t now_ticks(const struct amp_host *host)
+{
+	return host->sim ? sim_cycles(host->sim) : amp_ticks();
+}
+
+static void result_init(struct amp_run_result *res, unsigned reps)
+{
+	memset(res, 0, sizeof *res);
+	res->reps = reps;
+	for (int i = 0; i < AMP_MAX_SET; i++)
+		res->min[i] = UINT64_MAX;
+	res->ticks_min = UINT64_MAX;
+}
+
+static int result_add(struct amp_run_result *res, struct amp_cset *set, uint64_t ticks,
+		      char *err, size_t len)
+{
+	uint64_t v[AMP_MAX_SET];
+
+	if (ticks < res->ticks_min)
+		res->ticks_min = ticks;
+	if (ticks > res->ticks_max)
+		res->ticks_max = ticks;
+	if (!set || set->n == 0)
+		return 0;
+	if (amp_cset_read(set, v) < 0) {
+		snprintf(err, len, "%s: reading the counters failed", set->ops->name);
+		return -1;
+	}
+	for (int i = 0; i < set->n; i++) {
+		if (v[i] < res->min[i])
+			res->min[i] = v[i];
+		if (v[i] > res->max[i])
+			res->max[i] = v[i];
+	}
+	return 0;
+}
+
+int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp_cset *set,
+	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
+{
+	struct real_plan rp;
+	int first = -1, last = -1, rc = 0;
+
+	if (amp_plan_check(plan, err, len) < 0)
+		return -1;
+	if (reps == 0)
+		reps = 1;
+	for (int i = 0; i < plan->npass; i++)
+		if (plan->pass[i].measured) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	if (!host->sim && real_prepare(plan, &rp, err, len) < 0)
+		return -1;
+	result_init(res, reps);
+	res->accesses = amp_plan_accesses(plan, 1);
+	for (unsigned r = 0; r < reps && rc == 0; r++) {
+		uint64_t t0 = 0, t1 = 0;
+
+		for (int i = 0; i < plan->npass; i++) {
+			if (i == first) {
+				if (set && set->n && amp_cset_start(set) < 0) {
+					snprintf(err, len, "%s: starting the counters failed", set->ops->name);
+					rc = -1;
+					break;
+				}
+				t0 = now_ticks(host);
+			}
+			if (host->sim)
+				sim_pass(plan, host->sim, &plan->pass[i]);
+			else
+				real_pass(plan, &rp, &plan->pass[i]);
+			if (i == last) {
+				t1 = now_ticks(host);
+				if (set && set->n)
+					amp_cset_stop(set);
+			}
+		}
+		if (rc == 0)
+			rc = result_add(res, set, t1 - t0, err, len);
+	}
+	if (!host->sim)
+		real_free(&rp);
+	return rc;
+}
+
+int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
+		     struct amp_run_result *res, char *err, size_t len)
+{
+	if (reps == 0)
+		reps = 1;
+	result_init(res, reps);
+	for (unsigned r = 0; r < reps; r++) {
+		uint64_t t0, t1;
+
+		if (set && set->n && amp_cset_start(set) < 0) {
+			snprintf(err, len, "%s: starting the counters failed", set->ops->name);
+			return -1;
+		}
+		t0 = now_ticks(host);
+		t1 = now_ticks(host);
+		if (set && set->n)
+			amp_cset_stop(set);
+		if (result_add(res, set, t1 - t0, err, len) < 0)
+			return -1;
+	}
+	return 0;
+}

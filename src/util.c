@@ -1,0 +1,175 @@
+/* util.c - small helpers shared by amp's modules. */
+#include "config.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "util.h"
+
+void amp_rng_seed(struct amp_rng *r, uint64_t seed)
+{
+	r->s = seed;
+}
+
+uint64_t amp_rng_next(struct amp_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint64_t amp_rng_below(struct amp_rng *r, uint64_t n)
+{
+	/* Rejection keeps it unbiased. */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+
+	do {
+		x = amp_rng_next(r);
+	} while (x >= limit);
+	return x % n;
+}
+
+int amp_parse_size(const char *text, uint64_t *bytes)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1ULL << 10 }, { "kb", 1ULL << 10 }, { "kib", 1ULL << 10 },
+		{ "m", 1ULL << 20 }, { "mb", 1ULL << 20 }, { "mib", 1ULL << 20 },
+		{ "g", 1ULL << 30 }, { "gb", 1ULL << 30 }, { "gib", 1ULL << 30 },
+		{ "t", 1ULL << 40 }, { "tb", 1ULL << 40 }, { "tib", 1ULL << 40 },
+	};
+	const char *p = text;
+	uint64_t whole = 0, frac_num = 0, frac_den = 1;
+
+	if (!text || !isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (frac_den >= 1000000000ULL)
+				return -1;
+			frac_num = frac_num * 10 + (uint64_t)(*p - '0');
+			frac_den *= 10;
+		}
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		uint64_t m = units[i].mult;
+
+		if (strcasecmp(p, units[i].suffix) != 0)
+			continue;
+		if (whole > UINT64_MAX / m)
+			return -1;
+		/* The fraction must come out a whole number of bytes. */
+		if ((frac_num * m) % frac_den)
+			return -1;
+		*bytes = whole * m + frac_num * m / frac_den;
+		return *bytes < whole * m ? -1 : 0;
+	}
+	return -1;
+}
+
+int amp_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!text || !isdigit((unsigned char)text[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int amp_parse_double(const char *text, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text || isspace((unsigned char)text[0]))
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || *end || !isfinite(v) || v < lo || v >= hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	uint64_t v = bytes;
+
+	while (u < 4 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 && bytes >= 1024) {
+		/* Not a whole number of KiB: show it with decimals. */
+		double d = (double)bytes;
+
+		while (u < 4 && d >= 1024) {
+			d /= 1024;
+			u++;
+		}
+		snprintf(buf, len, "%.2f %s", d, unit[u]);
+	} else {
+		snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[u]);
+	}
+	return buf;
+}
+
+int amp_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int amp_pin_self(char *why, size_t len)
+{
+#if defined(HAVE_SCHED_SETAFFINITY) && defined(HAVE_SCHED_GETCPU)
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0) {
+		snprintf(why, len, "sched_getcpu: %s", strerror(errno));
+		return -1;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) < 0) {
+		snprintf(why, len, "sched_setaffinity: %s", strerror(errno));
+		return -1;
+	}
+	return cpu;
+#else
+	snprintf(why, len, "CPU affinity is not supported on this system");
+	return -1;
+#endif
+}

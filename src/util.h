@@ -1,0 +1,41 @@
+/* util.h - small helpers shared by amp's modules. */
+#ifndef AMP_UTIL_H
+#define AMP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses (documented in amp(1)). */
+enum {
+	AMP_EXIT_OK = 0,
+	AMP_EXIT_FAILED = 1,    /* measurement failed or inconclusive */
+	AMP_EXIT_USAGE = 2,     /* bad option or value */
+	AMP_EXIT_RESOURCE = 3,  /* a required resource is missing */
+};
+
+/* splitmix64: small, seedable, good enough for access orders. */
+struct amp_rng {
+	uint64_t s;
+};
+void amp_rng_seed(struct amp_rng *r, uint64_t seed);
+uint64_t amp_rng_next(struct amp_rng *r);
+uint64_t amp_rng_below(struct amp_rng *r, uint64_t n); /* 0 <= x < n, n > 0 */
+
+/* "48K", "2M", "1.25M", "4096": bytes (binary suffixes K M G T, optional
+ * B/iB).  0, or -1 when text is not such a size or overflows. */
+int amp_parse_size(const char *text, uint64_t *bytes);
+/* Decimal integer in [lo, hi]; 0 or -1. */
+int amp_parse_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* Decimal fraction in [lo, hi); 0 or -1. */
+int amp_parse_double(const char *text, double lo, double hi, double *out);
+/* "48 KiB", "2 MiB", "100 B": human size into buf. */
+const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* Reads a small text file's first line (newline stripped); 0 or -1. */
+int amp_read_line(const char *path, char *buf, size_t len);
+
+/* Pins the process to the CPU it runs on (fewer migrations, stable
+ * caches).  Returns the CPU, or -1 with the reason. */
+int amp_pin_self(char *why, size_t len);
+
+#endif

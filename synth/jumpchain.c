@@ -1,0 +1,176 @@
+/* jumpchain.c - run-time code generation for instruction-fetch plans.
+ *
+ * x86-64: "jmp rel32" (5 bytes) at each offset, "ret" at the last.
+ * aarch64: "b imm26" (4 bytes), "ret" at the last.
+ * The mapping is written while writable, then switched to read+execute
+ * (never both at once).  AMP_NO_EXEC_MAPPINGS=1 makes amp behave as if
+ * the system refused executable mappings (hardened kernels, SELinux
+ * execmem), for testing that path. */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "jumpchain.h"
+
+struct amp_jumpchain {
+	uint8_t *code;
+	size_t size;
+	uint64_t entry;
+};
+
+size_t amp_jumpchain_min_gap(void)
+{
+#if defined(__x86_64__)
+	return 5;
+#else
+	return 4;
+#endif
+}
+
+static int emit_jump(uint8_t *code, uint64_t from, uint64_t to, int last)
+{
+#if defined(__x86_64__)
+	if (last) {
+		code[from] = 0xc3; /* ret */
+		return 0;
+	}
+	int64_t rel = (int64_t)to - (int64_t)(from + 5);
+	if (rel < INT32_MIN || rel > INT32_MAX)
+		return -1;
+	int32_t r32 = (int32_t)rel;
+	code[from] = 0xe9; /* jmp rel32 */
+	memcpy(code + from + 1, &r32, 4);
+	return 0;
+#elif defined(__aarch64__)
+	uint32_t insn;
+	if (last) {
+		insn = 0xd65f03c0; /* ret */
+	} else {
+		int64_t rel = ((int64_t)to - (int64_t)from) / 4;
+		if (rel < -(1 << 25) || rel >= (1 << 25))
+			return -1;
+		insn = 0x14000000u | ((uint32_t)rel & 0x03ffffffu); /* b */
+	}
+	memcpy(code + from, &insn, 4);
+	return 0;
+#else
+	(void)code; (void)from; (void)to; (void)last;
+	return -1;
+#endif
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int offsets_too_close(const uint64_t *off, size_t n, size_t gap)
+{
+	uint64_t *sorted = malloc(n * sizeof *sorted);
+	int bad = 0;
+
+	if (!sorted)
+		return 1;
+	memcpy(sorted, off, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_u64);
+	for (size_t i = 1; i < n && !bad; i++)
+		bad = sorted[i] - sorted[i - 1] < gap;
+	free(sorted);
+	return bad;
+}
+
+struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
+					  char *err, size_t len)
+{
+	struct amp_jumpchain *jc;
+	size_t gap = amp_jumpchain_min_gap();
+	const char *no_exec = getenv("AMP_NO_EXEC_MAPPINGS");
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	snprintf(err, len, "instruction-fetch plans need a code generator for this architecture (x86-64 or aarch64)");
+	return NULL;
+#endif
+	if (n == 0 || region < gap) {
+		snprintf(err, len, "jump chain: nothing to lay out");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (off[i] + gap > region) {
+			snprintf(err, len, "jump chain: offset %llu does not leave room for a jump",
+				 (unsigned long long)off[i]);
+			return NULL;
+		}
+#if defined(__aarch64__)
+		if (off[i] % 4) {
+			snprintf(err, len, "jump chain: offset %llu is not 4-byte aligned",
+				 (unsigned long long)off[i]);
+			return NULL;
+		}
+#endif
+	}
+	if (offsets_too_close(off, n, gap)) {
+		snprintf(err, len, "jump chain: two offsets are closer than one jump (%zu bytes) or repeat", gap);
+		return NULL;
+	}
+	jc = calloc(1, sizeof *jc);
+	if (!jc) {
+		snprintf(err, len, "jump chain: out of memory");
+		return NULL;
+	}
+	jc->size = region;
+	jc->code = mmap(NULL, region, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (jc->code == MAP_FAILED) {
+		snprintf(err, len, "jump chain: mmap of %llu bytes: %s",
+			 (unsigned long long)region, strerror(errno));
+		free(jc);
+		return NULL;
+	}
+	/* Bytes no jump lands on trap (int3 on x86-64, udf on aarch64), so
+	 * a bad chain faults loudly instead of running on. */
+#if defined(__x86_64__)
+	memset(jc->code, 0xcc, region);
+#else
+	memset(jc->code, 0, region);
+#endif
+	for (size_t i = 0; i < n; i++) {
+		if (emit_jump(jc->code, off[i], i + 1 < n ? off[i + 1] : 0, i + 1 == n) < 0) {
+			snprintf(err, len, "jump chain: offset %llu is out of reach of the next",
+				 (unsigned long long)off[i]);
+			amp_jumpchain_free(jc);
+			return NULL;
+		}
+	}
+	if ((no_exec && *no_exec && strcmp(no_exec, "0") != 0) ||
+	    mprotect(jc->code, region, PROT_READ | PROT_EXEC) < 0) {
+		snprintf(err, len, "executable mappings are refused here (%s)",
+			 no_exec && *no_exec && strcmp(no_exec, "0") ? "AMP_NO_EXEC_MAPPINGS is set"
+								   : strerror(errno));
+		amp_jumpchain_free(jc);
+		return NULL;
+	}
+#if defined(__aarch64__)
+	__builtin___clear_cache((char *)jc->code, (char *)jc->code + region);
+#endif
+	jc->entry = off[0];
+	return jc;
+}
+
+void amp_jumpchain_run(const struct amp_jumpchain *jc)
+{
+	void (*fn)(void) = (void (*)(void))(uintptr_t)(jc->code + jc->entry);
+
+	fn();
+}
+
+void amp_jumpchain_free(struct amp_jumpchain *jc)
+{
+	if (!jc)
+		return;
+	if (jc->code && jc->code != MAP_FAILED)
+		munmap(jc->code, jc->size);
+	free(jc);
+}

@@ -1,0 +1,24 @@
+/* jumpchain.h - synthesized code for instruction-fetch plans: a chain of
+ * jumps laid out at exact offsets of an executable mapping, so a fetch
+ * pass touches exactly the code lines (and pages) the plan names. */
+#ifndef AMP_JUMPCHAIN_H
+#define AMP_JUMPCHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct amp_jumpchain;
+
+/* Smallest distance between two offsets (one jump instruction). */
+size_t amp_jumpchain_min_gap(void);
+/* Lays out a jump at each of off[0..n-1] in a fresh mapping of `region`
+ * bytes: off[i] jumps to off[i+1], the last returns.  Written, then made
+ * executable with mprotect.  NULL with the reason (architecture without
+ * a code generator, executable mappings refused, offsets too close). */
+struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
+					  char *err, size_t len);
+/* Runs the chain once from off[0]. */
+void amp_jumpchain_run(const struct amp_jumpchain *jc);
+void amp_jumpchain_free(struct amp_jumpchain *jc);
+
+#endif

@@ -1,0 +1,104 @@
+#!/bin/sh
+# cli.sh - the built binary as a user meets it: options, statuses,
+# listings, reports in both formats, bad input.
+. "${AMP_TEST_SRCDIR:-$(dirname "$0")}/setup.sh"
+
+run --help
+expect_status 0 "--help"
+has "$out" "Usage: amp" "--help prints usage"
+run --version
+expect_status 0 "--version"
+has "$out" "amp 0." "--version prints the version"
+
+# Bad input: one line on stderr, status 2, nothing on stdout.
+for args in "--nosuch" "--reps=0" "--reps=abc" "--max-size=1K" "--backend=foo" "--sim=" \
+	    "--sim=L9:size=1K" "--sim=L1d:size=16K,assoc=x;L1i:size=16K" "--sim=nosuchpreset" \
+	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--backend=sim" "stray"; do
+	# shellcheck disable=SC2086
+	run $args
+	expect_status 2 "amp $args is a usage error"
+	one_line "$err" "amp $args: one line on stderr"
+	[ -z "$out" ]
+	ok $? "amp $args: nothing on stdout"
+done
+run --sim="L1d:size=16K,assoc=x;L1i:size=16K"
+has "$err" "L1d" "spec error names the element"
+has "$err" "assoc" "spec error names the key"
+
+# Backends.
+run --list-backends
+expect_status 0 "--list-backends"
+for b in perf timer sim; do
+	has "$out" "$b " "--list-backends lists $b"
+done
+has "$out" "papi" "--list-backends lists papi (usable, unusable or absent)"
+echo "$out" | grep -q '^timer  *usable'
+ok $? "timer is usable"
+echo "$out" | grep -q '^sim  *usable'
+ok $? "sim is usable"
+perf_line=$(echo "$out" | grep '^perf ')
+diag "$perf_line"
+case "$perf_line" in
+*" usable "*) ok 0 "perf is usable here (a PMU)" ;;
+*unusable*perf_event_open*|*unusable*paranoid*|*unusable*seccomp*) ok 0 "perf is unusable with a reason" ;;
+*) ok 1 "perf line has a state and a reason" ;;
+esac
+AMP_FAKE_PERF_ERRNO=EACCES run --list-backends
+has "$out" "perf_event_paranoid" "EACCES names perf_event_paranoid"
+AMP_FAKE_PERF_ERRNO=ENOENT run --list-backends
+has "$out" "no hardware PMU" "ENOENT says there is no PMU"
+AMP_FAKE_PERF_ERRNO=ENOSYS run --list-backends
+has "$out" "seccomp" "ENOSYS mentions seccomp"
+AMP_FAKE_PERF_ERRNO=ENOENT run --backend=perf --max-size=64K
+expect_status 3 "--backend=perf without a PMU"
+has "$err" "no hardware PMU" "and says why"
+one_line "$err" "in one line"
+
+# Events.
+run --list-events
+expect_status 0 "--list-events"
+for e in L1D_MISS L1I_MISS L2D_MISS L2I_MISS L2_MISS L3_MISS DTLB_MISS STLB_MISS ITLB_MISS LOADS STORES CYCLES; do
+	has "$out" "$e" "--list-events shows $e"
+done
+run --list-events --sim="pii-233"
+expect_status 0 "--list-events on a preset"
+echo "$out" | sed -n '/^sim/,$p' | grep -q 'DTLB_MISS *absent.*N/C'
+ok $? "pii-233's DTLB has no counter (N/C), as in the AMP table"
+
+# Presets.
+run --list-presets
+expect_status 0 "--list-presets"
+for p in p5-133 ppro-200 pii-233 usparc-1 r10k-225 itanium2 opteron240 athlonmp pentium4 power3; do
+	has "$out" "$p" "preset $p is listed"
+done
+
+# A simulated run, text and JSON.
+run --sim=pii-233 --max-size=1M
+expect_status 0 "a run on pii-233"
+has "$out" "simulated" "the report says the machine is simulated"
+has "$out" "Backend:  sim" "and which backend measured it"
+has "$out" "512 KiB" "the spec's L2 is in the reported column"
+run --sim=pii-233 --max-size=1M --json
+expect_status 0 "--json on pii-233"
+has "$out" '"format_version": 1' "JSON carries format_version"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["backend"]["name"]=="sim"; assert d["latency"]["points"][0]["ns"] is None; assert d["latency"]["points"][0]["ns_reason"]'
+	ok $? "JSON parses; unknown values are null with a reason"
+else
+	ok 0 "# SKIP python3 not installed"
+fi
+
+# The real machine, briefly, with a fake sysfs.
+mkdir -p "$TMPD/sys/index0"
+printf '1\n' >"$TMPD/sys/index0/level"; printf 'Data\n' >"$TMPD/sys/index0/type"
+printf '48K\n' >"$TMPD/sys/index0/size"; printf '64\n' >"$TMPD/sys/index0/coherency_line_size"
+printf '12\n' >"$TMPD/sys/index0/ways_of_associativity"; printf '64\n' >"$TMPD/sys/index0/number_of_sets"
+AMP_SYSFS_ROOT="$TMPD/sys" run --max-size=64K --reps=2
+expect_status 0 "a short real run"
+has "$out" "48 KiB" "the sysfs value is in the reported column"
+has "$out" "Measured load latency" "and a measured latency"
+AMP_SYSFS_ROOT="$TMPD/none" run --max-size=64K --reps=2 --json
+expect_status 0 "a real run without sysfs caches"
+has "$out" '"missing_reason"' "says why nothing is reported"
+
+done_testing

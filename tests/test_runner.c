@@ -1,0 +1,221 @@
+/* test_runner.c - plans and runners: building plans, checking them, and
+ * running the same plan on the simulated machine (exact counts) and on
+ * the real one (chains run, errors are reported). */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "amp.h"
+#include "counters.h"
+#include "jumpchain.h"
+#include "plan.h"
+#include "sim.h"
+#include "tap.h"
+
+static void test_plans(void)
+{
+	struct amp_plan p;
+	char err[256];
+	int seq, perm = 1;
+	unsigned char seen[256] = { 0 };
+
+	amp_plan_init(&p, "t", 256 * 64);
+	seq = amp_plan_add_random_cycle(&p, 64, 256, 7);
+	tap_eq(seq, 0, "random cycle added");
+	for (size_t i = 0; i < 256; i++) {
+		uint64_t slot = p.seq[seq].off[i] / 64;
+
+		perm &= p.seq[seq].off[i] % 64 == 0 && slot < 256 && !seen[slot];
+		if (slot < 256)
+			seen[slot] = 1;
+	}
+	tap_ok(perm, "a random cycle visits every slot once");
+	tap_ok(p.seq[seq].off[0] != 0 || p.seq[seq].off[1] != 64, "and not in address order");
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 3, 1);
+	tap_eq(amp_plan_check(&p, err, sizeof err), 0, "a prime+measure plan checks");
+	tap_eq(amp_plan_accesses(&p, 1), 768, "measured accesses: 3 walks of 256");
+	tap_eq(amp_plan_accesses(&p, 0), 1024, "all accesses: 4 walks");
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 1);
+	tap_eq(amp_plan_check(&p, err, sizeof err), -1, "measured passes must be consecutive");
+	tap_has(err, "consecutive", "and the reason says so");
+	amp_plan_free(&p);
+
+	amp_plan_init(&p, "t", 4096);
+	amp_plan_add_strided(&p, 0, 64, 65);
+	amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 1);
+	tap_eq(amp_plan_check(&p, err, sizeof err), -1, "an offset outside the region is refused");
+	amp_plan_free(&p);
+	amp_plan_init(&p, "t", 4096);
+	amp_plan_add_strided(&p, 4, 64, 2);
+	amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 1);
+	tap_eq(amp_plan_check(&p, err, sizeof err), -1, "a misaligned offset is refused");
+	amp_plan_free(&p);
+	amp_plan_init(&p, "t", 4096);
+	amp_plan_add_pass(&p, 3, AMP_OP_LOAD, 1, 1);
+	tap_eq(amp_plan_check(&p, err, sizeof err), -1, "a pass over a missing sequence is refused");
+	amp_plan_free(&p);
+}
+
+/* A plan of one sequence and these passes. */
+static void simple_plan(struct amp_plan *p, uint64_t region, uint64_t stride, size_t n,
+			const enum amp_op *ops, const int *measured, int npass)
+{
+	amp_plan_init(p, "t", region);
+	amp_plan_add_strided(p, 0, stride, n);
+	for (int i = 0; i < npass; i++)
+		amp_plan_add_pass(p, ops[i] == AMP_OP_FLUSH ? AMP_PLAN_WHOLE_REGION : 0, ops[i], 1, measured[i]);
+}
+
+static void test_sim_runner(void)
+{
+	struct sim_spec spec;
+	struct amp_host host = { 0 };
+	enum amp_event ev[3] = { AMP_EV_L1D_MISS, AMP_EV_L1I_MISS, AMP_EV_L2_MISS };
+	struct amp_cset set;
+	struct amp_plan p;
+	struct amp_run_result res;
+	char err[256];
+
+	if (sim_spec_parse("L1d:size=16K,assoc=4,line=32,write=noallocate;L1i:size=16K,assoc=4,line=32;"
+			   "L2:size=512K,assoc=4,line=32", &spec, err, sizeof err) < 0 ||
+	    !(host.sim = sim_create(&spec, err, sizeof err))) {
+		tap_ok(0, "simulated machine: %s", err);
+		return;
+	}
+	tap_eq(amp_cset_open(&set, &amp_backend_sim, &host, ev, 3, err, sizeof err), 0, "counters open");
+
+	/* 16 KiB in 32 B lines fits L1d exactly: after the priming walk no
+	 * measured load misses. */
+	simple_plan(&p, 16384, 32, 512, (enum amp_op[]){ AMP_OP_LOAD, AMP_OP_LOAD }, (int[]){ 0, 1 }, 2);
+	tap_eq(amp_run(&p, &host, &set, 4, &res, err, sizeof err), 0, "fitting plan runs");
+	tap_eq(res.min[0], 0, "fits: no L1D misses");
+	tap_eq(res.accesses, 512, "512 measured accesses");
+	tap_eq(res.ticks_min, 512 * 4, "cycles: 512 L1 hits at the default latency 4");
+	amp_plan_free(&p);
+
+	/* One line more than fits: a cyclic LRU walk misses every access. */
+	simple_plan(&p, 16384 + 32 * 4 * 128, 32, 512 + 128, (enum amp_op[]){ AMP_OP_LOAD, AMP_OP_LOAD },
+		    (int[]){ 0, 1 }, 2);
+	tap_eq(amp_run(&p, &host, &set, 2, &res, err, sizeof err), 0, "overflowing plan runs");
+	tap_eq(res.min[0], 640, "overflow by a quarter: every load misses L1d");
+	tap_eq(res.min[2], 0, "and hits L2");
+	amp_plan_free(&p);
+
+	/* No-write-allocate: flush, store, then load: the loads miss. */
+	simple_plan(&p, 8192, 32, 256, (enum amp_op[]){ AMP_OP_FLUSH, AMP_OP_STORE, AMP_OP_LOAD },
+		    (int[]){ 0, 0, 1 }, 3);
+	tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "store-then-load plan runs");
+	tap_eq(res.min[0], 256, "stores did not allocate in L1d");
+	amp_plan_free(&p);
+
+	/* Flush makes the next walk cold at every level. */
+	simple_plan(&p, 8192, 32, 256, (enum amp_op[]){ AMP_OP_LOAD, AMP_OP_FLUSH, AMP_OP_LOAD },
+		    (int[]){ 0, 0, 1 }, 3);
+	tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "flush plan runs");
+	tap_eq(res.min[0], 256, "after a flush every load misses L1d");
+	tap_eq(res.min[2], 256, "and L2");
+	amp_plan_free(&p);
+
+	/* Instruction fetches go to L1i, not L1d. */
+	simple_plan(&p, 32768, 64, 512, (enum amp_op[]){ AMP_OP_IFETCH }, (int[]){ 1 }, 1);
+	tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "fetch plan runs");
+	tap_eq(res.min[1], 512, "cold fetches miss L1i once per line");
+	tap_eq(res.min[0], 0, "and touch no data line");
+	amp_plan_free(&p);
+
+	tap_eq(amp_run_overhead(&host, &set, 3, &res, err, sizeof err), 0, "overhead measured");
+	tap_eq(res.min[0] + res.ticks_min, 0, "reading simulated counters costs nothing");
+	amp_cset_close(&set);
+	sim_destroy(host.sim);
+}
+
+static void test_real_runner(void)
+{
+	struct amp_host host = { 0 };
+	struct amp_plan p;
+	struct amp_run_result res;
+	char err[256];
+	uint64_t a[3] = { 0, 64, 128 }, b[3] = { 0, 128, 64 };
+
+	amp_plan_init(&p, "t", 65536);
+	amp_plan_add_random_cycle(&p, 64, 1024, 3);
+	amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, 0, AMP_OP_STORE, 1, 0);
+	amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 4, 1);
+	tap_eq(amp_run(&p, &host, NULL, 3, &res, err, sizeof err), 0, "a real chain runs (stores keep it intact)");
+	tap_ok(res.ticks_min > 0 && res.ticks_min <= res.ticks_max, "and takes time (%llu ticks)",
+	       (unsigned long long)res.ticks_min);
+	amp_plan_free(&p);
+
+	amp_plan_init(&p, "t", 4096);
+	amp_plan_add_seq(&p, a, 3);
+	amp_plan_add_seq(&p, b, 3);
+	amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 1);
+	amp_plan_add_pass(&p, 1, AMP_OP_LOAD, 1, 1);
+	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "conflicting chains are refused");
+	tap_has(err, "two load chains", "with the reason");
+	amp_plan_free(&p);
+
+	amp_plan_init(&p, "t", 1 << 16);
+	amp_plan_add_random_cycle(&p, 64, 1024, 5);
+	amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 2, 1);
+	amp_plan_add_pass(&p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+#if defined(__x86_64__) || defined(__aarch64__)
+	tap_eq(amp_run(&p, &host, NULL, 2, &res, err, sizeof err), 0, "a synthesized jump chain runs: %s",
+	       err);
+	setenv("AMP_NO_EXEC_MAPPINGS", "1", 1);
+	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1,
+	       "with executable mappings refused the fetch plan fails");
+	tap_has(err, "refused", "saying so");
+	unsetenv("AMP_NO_EXEC_MAPPINGS");
+#else
+	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "no code generator here");
+#endif
+	amp_plan_free(&p);
+
+	{
+		uint64_t close_off[2] = { 0, 2 };
+		struct amp_jumpchain *jc = amp_jumpchain_build(4096, close_off, 2, err, sizeof err);
+
+		tap_ok(jc == NULL, "jumps closer than one instruction are refused");
+		amp_jumpchain_free(jc);
+	}
+}
+
+static void test_latency_sim(void)
+{
+	struct sim_spec spec;
+	struct amp_host host = { 0 };
+	struct amp_report *r = calloc(1, sizeof *r);
+	char err[256];
+
+	if (!r || sim_spec_parse("L1d:size=16K,assoc=4,line=64,latency=3;L1i:size=16K;"
+				 "L2:size=256K,assoc=8,line=64,latency=11;MEM:latency=100",
+				 &spec, err, sizeof err) < 0 || !(host.sim = sim_create(&spec, err, sizeof err))) {
+		tap_ok(0, "simulated machine: %s", err);
+		free(r);
+		return;
+	}
+	tap_eq(amp_measure_latency(&host, 1 << 20, 1, 1, r, err, sizeof err), 0, "latency sweep runs");
+	tap_eq(r->nlatency, 9, "4 KiB to 1 MiB: 9 sizes");
+	tap_ok(r->latency[0].ticks == 3.0, "4 KiB: L1 latency 3 (%.2f)", r->latency[0].ticks);
+	tap_ok(r->latency[2].ticks == 3.0, "16 KiB: still L1 (%.2f)", r->latency[2].ticks);
+	tap_ok(r->latency[4].ticks > 13.9 && r->latency[4].ticks <= 14.0,
+	       "64 KiB: L1 miss + L2 hit = 14 (%.2f)", r->latency[4].ticks);
+	tap_ok(r->latency[8].ticks > 100, "1 MiB: mostly memory (%.2f)", r->latency[8].ticks);
+	tap_ok(!r->latency[0].ns.known && strstr(r->latency[0].ns.reason, "no clock"),
+	       "no nanoseconds on a simulated machine, with the reason");
+	sim_destroy(host.sim);
+	free(r);
+}
+
+int main(void)
+{
+	test_plans();
+	test_sim_runner();
+	test_real_runner();
+	test_latency_sim();
+	return tap_done();
+}
