@@ -42,6 +42,14 @@ static const struct papi_map *papi_find(enum amp_event ev)
 	return NULL;
 }
 
+/* PAPI_strerror returns NULL for codes it does not know. */
+static const char *papi_err(int code)
+{
+	const char *s = PAPI_strerror(code);
+
+	return s ? s : "unknown PAPI error";
+}
+
 static const char *ev_name(enum amp_event ev)
 {
 	return (unsigned)ev < AMP_EV_COUNT ? amp_event_table[ev].name : "?";
@@ -66,7 +74,7 @@ static int papi_init(char *why, size_t len)
 			 "built with (%d.%d)", PAPI_VERSION_MAJOR(r), PAPI_VERSION_MINOR(r),
 			 PAPI_VERSION_MAJOR(PAPI_VER_CURRENT), PAPI_VERSION_MINOR(PAPI_VER_CURRENT));
 	else
-		snprintf(why, len, "papi: PAPI_library_init: %s", PAPI_strerror(r));
+		snprintf(why, len, "papi: PAPI_library_init: %s", papi_err(r));
 	return -1;
 }
 
@@ -85,7 +93,7 @@ static int papi_cpu_component(char *why, size_t len)
 	}
 	if (ci->disabled) {
 		snprintf(why, len, "papi: component %s disabled: %s", ci->name,
-			 ci->disabled_reason[0] ? ci->disabled_reason : PAPI_strerror(ci->disabled));
+			 ci->disabled_reason[0] ? ci->disabled_reason : papi_err(ci->disabled));
 		return -1;
 	}
 	if (ci->num_cntrs <= 0) {
@@ -102,7 +110,7 @@ static int papi_preset(const struct papi_map *m, char *what, size_t len)
 	int r = PAPI_query_event(m->code);
 
 	if (r != PAPI_OK) {
-		snprintf(what, len, "%s: %s", m->name, PAPI_strerror(r));
+		snprintf(what, len, "%s: %s", m->name, papi_err(r));
 		return 0;
 	}
 	memset(&info, 0, sizeof info);
@@ -113,6 +121,42 @@ static int papi_preset(const struct papi_map *m, char *what, size_t len)
 	else
 		snprintf(what, len, "%s", m->name);
 	return 1;
+}
+
+/* Presets can exist yet fail to count (PAPI's table knows the CPU, the
+ * kernel has no PMU for it): count the needed ones once.  1 or 0. */
+static int papi_trial(char *why, size_t len)
+{
+	long long junk[sizeof papi_needed / sizeof papi_needed[0]];
+	int es = PAPI_NULL, r, ok = 0;
+	const char *step = "PAPI_create_eventset";
+
+	r = PAPI_create_eventset(&es);
+	if (r != PAPI_OK) {
+		es = PAPI_NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof papi_needed / sizeof papi_needed[0]; i++) {
+		step = papi_find(papi_needed[i])->name;
+		r = PAPI_add_event(es, papi_find(papi_needed[i])->code);
+		if (r != PAPI_OK)
+			goto out;
+	}
+	step = "PAPI_start";
+	r = PAPI_start(es);
+	if (r != PAPI_OK)
+		goto out;
+	step = "PAPI_stop";
+	r = PAPI_stop(es, junk);
+	ok = r == PAPI_OK;
+out:
+	if (!ok)
+		snprintf(why, len, "papi: cannot count %s: %s", step, papi_err(r));
+	if (es != PAPI_NULL) {
+		PAPI_cleanup_eventset(es);
+		PAPI_destroy_eventset(&es);
+	}
+	return ok;
 }
 
 static int papi_probe(const struct amp_host *host, char *why, size_t len)
@@ -134,6 +178,8 @@ static int papi_probe(const struct amp_host *host, char *why, size_t len)
 			snprintf(why, len, "papi: needs %s: %s", ev_name(papi_needed[i]), what);
 			return 0;
 		}
+	if (!papi_trial(why, len))
+		return 0;
 	snprintf(why, len, "PAPI %d.%d.%d, component %s with %d counters",
 		 PAPI_VERSION_MAJOR(PAPI_VER_CURRENT), PAPI_VERSION_MINOR(PAPI_VER_CURRENT),
 		 PAPI_VERSION_REVISION(PAPI_VER_CURRENT), PAPI_get_component_info(cidx)->name,
@@ -152,7 +198,16 @@ static int papi_event_info(const struct amp_host *host, enum amp_event ev,
 	}
 	if (papi_init(what, len) < 0)
 		return 0;
-	return papi_preset(m, what, len);
+	if (!papi_preset(m, what, len)) {
+		char why[AMP_REASON_LEN];
+		size_t used = strlen(what);
+
+		/* The usual cause: say it, not just "does not exist". */
+		if (papi_cpu_component(why, sizeof why) < 0 && used < len)
+			snprintf(what + used, len - used, " (%s)", why + strlen("papi: "));
+		return 0;
+	}
+	return 1;
 }
 
 struct papi_set {
@@ -185,16 +240,18 @@ static int papi_open(struct amp_cset *set, char *err, size_t len)
 		snprintf(err, len, "papi: a set needs 1 to %d events", AMP_MAX_SET);
 		return -1;
 	}
-	if (papi_init(err, len) < 0)
-		return -1;
-	for (int i = 0; i < set->n; i++) {
-		const struct papi_map *m = papi_find(set->ev[i]);
-
-		if (!m) {
+	/* Events PAPI has no preset for first: that answer holds anywhere. */
+	for (int i = 0; i < set->n; i++)
+		if (!papi_find(set->ev[i])) {
 			snprintf(err, len, "papi: cannot count %s: no PAPI preset for it",
 				 ev_name(set->ev[i]));
 			return -1;
 		}
+	if (papi_init(err, len) < 0 || papi_cpu_component(err, len) < 0)
+		return -1;
+	for (int i = 0; i < set->n; i++) {
+		const struct papi_map *m = papi_find(set->ev[i]);
+
 		if (!papi_preset(m, what, sizeof what)) {
 			snprintf(err, len, "papi: cannot count %s: %s", ev_name(set->ev[i]), what);
 			return -1;
@@ -208,7 +265,7 @@ static int papi_open(struct amp_cset *set, char *err, size_t len)
 	s->es = PAPI_NULL;
 	r = PAPI_create_eventset(&s->es);
 	if (r != PAPI_OK) {
-		snprintf(err, len, "papi: PAPI_create_eventset: %s", PAPI_strerror(r));
+		snprintf(err, len, "papi: PAPI_create_eventset: %s", papi_err(r));
 		s->es = PAPI_NULL;
 		papi_free_set(s);
 		return -1;
@@ -219,7 +276,7 @@ static int papi_open(struct amp_cset *set, char *err, size_t len)
 		r = PAPI_add_event(s->es, m->code);
 		if (r != PAPI_OK) {
 			snprintf(err, len, "papi: cannot count %s: PAPI_add_event(%s): %s",
-				 ev_name(set->ev[i]), m->name, PAPI_strerror(r));
+				 ev_name(set->ev[i]), m->name, papi_err(r));
 			papi_free_set(s);
 			return -1;
 		}

@@ -20,14 +20,27 @@
  * tested on any machine. */
 #include "config.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counters.h"
 #include "eventmap.h"
 
+/* snprintf for messages: cutting a long one short is intended. */
+static void say(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 #if defined(__linux__) && defined(HAVE_LINUX_PERF_EVENT_H)
-#include <fcntl.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -126,31 +139,31 @@ static void explain_errno(int err, const char *what, char *buf, size_t len)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		snprintf(buf, len, "perf_event_open(%s): %s — no hardware PMU (virtual machine?)",
-			 what, strerror(err));
+		say(buf, len, "perf_event_open(%s): %s — no hardware PMU (virtual machine?)",
+		    what, strerror(err));
 		break;
 	case EACCES:
 	case EPERM:
 		paranoid = read_paranoid();
 		if (paranoid > 2)
-			snprintf(buf, len, "perf_event_open(%s): %s — perf_event_paranoid=%d forbids "
-				 "user counters; run sysctl kernel.perf_event_paranoid=2 or give amp "
-				 "CAP_PERFMON", what, strerror(err), paranoid);
+			say(buf, len, "perf_event_open(%s): %s — perf_event_paranoid=%d forbids "
+			    "user counters; run sysctl kernel.perf_event_paranoid=2 or give amp "
+			    "CAP_PERFMON", what, strerror(err), paranoid);
 		else if (paranoid == -100)
-			snprintf(buf, len, "perf_event_open(%s): %s — perf_event_paranoid unreadable; "
-				 "set sysctl kernel.perf_event_paranoid=2 or give amp CAP_PERFMON",
-				 what, strerror(err));
+			say(buf, len, "perf_event_open(%s): %s — perf_event_paranoid unreadable; "
+			    "set sysctl kernel.perf_event_paranoid=2 or give amp CAP_PERFMON",
+			    what, strerror(err));
 		else
-			snprintf(buf, len, "perf_event_open(%s): %s — perf_event_paranoid=%d permits "
-				 "user counters, so a seccomp profile or LSM forbids them (or give amp "
-				 "CAP_PERFMON)", what, strerror(err), paranoid);
+			say(buf, len, "perf_event_open(%s): %s — perf_event_paranoid=%d permits "
+			    "user counters, so a seccomp profile or LSM forbids them (or give amp "
+			    "CAP_PERFMON)", what, strerror(err), paranoid);
 		break;
 	case ENOSYS:
-		snprintf(buf, len, "perf_event_open is not available (kernel without perf events, "
-			 "or blocked by seccomp)");
+		say(buf, len, "perf_event_open is not available (kernel without perf events, "
+		    "or blocked by seccomp)");
 		break;
 	default:
-		snprintf(buf, len, "perf_event_open(%s): %s", what, strerror(err));
+		say(buf, len, "perf_event_open(%s): %s", what, strerror(err));
 		break;
 	}
 }
@@ -193,11 +206,11 @@ static int pfm_encode(const struct amp_uarch *u, const char *native,
 	 * setting, so papi sets it too; a user's own value is kept. */
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 0);
 	r = pfm_initialize(); /* idempotent: returns the first result */
-	snprintf(name, sizeof name, "%s::%s", u->pfm_pmu, native);
-	snprintf(c->label, sizeof c->label, "%s", name);
+	say(name, sizeof name, "%s::%s", u->pfm_pmu, native);
+	say(c->label, sizeof c->label, "%s", name);
 	if (r != PFM_SUCCESS) {
-		snprintf(c->what, sizeof c->what, "%s: libpfm4 initialisation failed: %s", name,
-			 pfm_strerror(r));
+		say(c->what, sizeof c->what, "%s: libpfm4 initialisation failed: %s", name,
+		    pfm_strerror(r));
 		return -1;
 	}
 	memset(attr, 0, sizeof *attr);
@@ -207,12 +220,12 @@ static int pfm_encode(const struct amp_uarch *u, const char *native,
 	arg.size = sizeof arg;
 	r = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (r != PFM_SUCCESS) {
-		snprintf(c->what, sizeof c->what, "libpfm4 cannot encode %s: %s", name,
-			 pfm_strerror(r));
+		say(c->what, sizeof c->what, "libpfm4 cannot encode %s: %s", name,
+		    pfm_strerror(r));
 		return -1;
 	}
-	snprintf(c->what, sizeof c->what, "%s (raw 0x%llx)", name,
-		 (unsigned long long)attr->config);
+	say(c->what, sizeof c->what, "%s (raw 0x%llx)", name,
+	    (unsigned long long)attr->config);
 	return 0;
 }
 #endif
@@ -227,22 +240,22 @@ static int perf_resolve(enum amp_event ev, struct perf_choice *c)
 
 	memset(c, 0, sizeof *c);
 	if ((unsigned)ev >= AMP_EV_COUNT) {
-		snprintf(c->what, sizeof c->what, "unknown event %d", (int)ev);
+		say(c->what, sizeof c->what, "unknown event %d", (int)ev);
 		return 0;
 	}
 	if (amp_cpu_identify(&id) == 0)
 		u = amp_uarch_for_cpu(&id);
 	if (!u)
-		snprintf(note, sizeof note, "no event table for this CPU (%s family 0x%x model 0x%x%s%s)",
-			 id.vendor[0] ? id.vendor : id.arch, id.family, id.model,
-			 id.model_name[0] ? ": " : "", id.model_name);
+		say(note, sizeof note, "no event table for this CPU (%s family 0x%x model 0x%x%s%s)",
+		    id.vendor[0] ? id.vendor : id.arch, id.family, id.model,
+		    id.model_name[0] ? ": " : "", id.model_name);
 #ifdef HAVE_LIBPFM
 	if (u) {
 		const char *native = amp_eventmap_native(u, ev);
 
 		if (!native) {
-			snprintf(c->what, sizeof c->what, "no %s event counts %s (%s)", u->name,
-				 ev_name(ev), amp_event_table[ev].description);
+			say(c->what, sizeof c->what, "no %s event counts %s (%s)", u->name,
+			    ev_name(ev), amp_event_table[ev].description);
 			return 0;
 		}
 		if (pfm_encode(u, native, c) == 0) {
@@ -250,11 +263,11 @@ static int perf_resolve(enum amp_event ev, struct perf_choice *c)
 			return 1;
 		}
 		/* An older libpfm4 may lack the PMU: try the generic event. */
-		snprintf(note, sizeof note, "%s", c->what);
+		say(note, sizeof note, "%s", c->what);
 	}
 #else
 	if (u)
-		snprintf(note, sizeof note, "amp was built without libpfm4");
+		say(note, sizeof note, "amp was built without libpfm4");
 #endif
 	for (size_t i = 0; i < sizeof perf_generic / sizeof perf_generic[0]; i++) {
 		const struct perf_generic *g = &perf_generic[i];
@@ -265,12 +278,12 @@ static int perf_resolve(enum amp_event ev, struct perf_choice *c)
 		c->attr.type = g->type;
 		c->attr.config = g->config;
 		user_only(&c->attr);
-		snprintf(c->label, sizeof c->label, "%s", g->name);
-		snprintf(c->what, sizeof c->what, "%s (generic; %s)", g->name, note);
+		say(c->label, sizeof c->label, "%s", g->name);
+		say(c->what, sizeof c->what, "%s (generic; %s)", g->name, note);
 		return 1;
 	}
-	snprintf(c->what, sizeof c->what, "no generic perf event for %s, and %s", ev_name(ev),
-		 note[0] ? note : "no native one");
+	say(c->what, sizeof c->what, "no generic perf event for %s, and %s", ev_name(ev),
+	    note[0] ? note : "no native one");
 	return 0;
 }
 
@@ -293,28 +306,23 @@ static int perf_probe(const struct amp_host *host, char *why, size_t len)
 	struct perf_choice c;
 
 	if (host && host->sim) {
-		snprintf(why, len, "perf counts the real machine, not a simulated one");
+		say(why, len, "perf counts the real machine, not a simulated one");
 		return 0;
 	}
 	memset(&attr, 0, sizeof attr);
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = PERF_COUNT_HW_CPU_CYCLES;
 	user_only(&attr);
-	attr.read_format = 0;
 	if (!try_open(&attr, "CPU cycles", why, len))
 		return 0;
-	memset(&attr, 0, sizeof attr);
-	attr.type = PERF_TYPE_HW_CACHE;
-	attr.config = CACHE_EV(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-			       PERF_COUNT_HW_CACHE_RESULT_MISS);
-	user_only(&attr);
-	attr.read_format = 0;
-	if (!try_open(&attr, "L1D read miss", why, len))
+	/* L1D misses as amp will count them: native or generic. */
+	if (!perf_resolve(AMP_EV_L1D_MISS, &c)) {
+		say(why, len, "cannot count L1D misses: %s", c.what);
 		return 0;
-	/* The event amp will really use for L1D misses, when native. */
-	if (perf_resolve(AMP_EV_L1D_MISS, &c) && !try_open(&c.attr, c.label, why, len))
+	}
+	if (!try_open(&c.attr, c.label, why, len))
 		return 0;
-	snprintf(why, len, "hardware counters usable; L1D_MISS = %s", c.what);
+	say(why, len, "hardware counters usable; L1D_MISS = %s", c.what);
 	return 1;
 }
 
@@ -324,7 +332,7 @@ static int perf_event_info(const struct amp_host *host, enum amp_event ev,
 	struct perf_choice c;
 	int ok = perf_resolve(ev, &c);
 
-	snprintf(what, len, "%s", c.what);
+	say(what, len, "%s", c.what);
 	return ok;
 }
 
@@ -367,22 +375,22 @@ static int perf_open(struct amp_cset *set, char *err, size_t len)
 	struct perf_choice c;
 
 	if (set->host && set->host->sim) {
-		snprintf(err, len, "perf: counts the real machine, not a simulated one");
+		say(err, len, "perf: counts the real machine, not a simulated one");
 		return -1;
 	}
 	if (set->n < 1 || set->n > AMP_MAX_SET) {
-		snprintf(err, len, "perf: a set needs 1 to %d events", AMP_MAX_SET);
+		say(err, len, "perf: a set needs 1 to %d events", AMP_MAX_SET);
 		return -1;
 	}
 	/* Resolve everything first: an absent event costs no syscall. */
 	for (int i = 0; i < set->n; i++)
 		if (!perf_resolve(set->ev[i], &c)) {
-			snprintf(err, len, "perf: cannot count %s: %s", ev_name(set->ev[i]), c.what);
+			say(err, len, "perf: cannot count %s: %s", ev_name(set->ev[i]), c.what);
 			return -1;
 		}
 	s = calloc(1, sizeof *s);
 	if (!s) {
-		snprintf(err, len, "perf: out of memory");
+		say(err, len, "perf: out of memory");
 		return -1;
 	}
 	s->n = set->n;
@@ -398,14 +406,29 @@ static int perf_open(struct amp_cset *set, char *err, size_t len)
 			char why[AMP_REASON_LEN];
 
 			explain_errno(errno, c.label, why, sizeof why);
-			snprintf(err, len, "perf: %s: %s", ev_name(set->ev[i]), why);
+			say(err, len, "perf: %s: %s", ev_name(set->ev[i]), why);
 			close_fds(s);
 			free(s);
 			return -1;
 		}
 	}
-	set->priv = s;
-	return 0;
+	/* A group that does not fit the counters opens fine but never
+	 * runs: try it once, so the caller hears why now. */
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ||
+	    ioctl(s->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
+		say(err, len, "perf: cannot enable the group: %s", strerror(errno));
+	else if (group_read(s, s->start, &s->start_enabled, &s->start_running) < 0)
+		say(err, len, "perf: cannot read the group of %d events", s->n);
+	else if (s->start_enabled && !s->start_running)
+		say(err, len, "perf: the %d events do not fit the PMU's counters together "
+		    "(count fewer at once; the NMI watchdog may hold one)", s->n);
+	else {
+		set->priv = s;
+		return 0;
+	}
+	close_fds(s);
+	free(s);
+	return -1;
 }
 
 static int perf_start(struct amp_cset *set)
@@ -469,8 +492,8 @@ static void perf_close(struct amp_cset *set)
 
 static int perf_probe(const struct amp_host *host, char *why, size_t len)
 {
-	snprintf(why, len, "perf_event_open is not available (not Linux, or built without "
-		 "<linux/perf_event.h>)");
+	say(why, len, "perf_event_open is not available (not Linux, or built without "
+	    "<linux/perf_event.h>)");
 	return 0;
 }
 
@@ -485,7 +508,7 @@ static int perf_open(struct amp_cset *set, char *err, size_t len)
 	char why[AMP_REASON_LEN];
 
 	perf_probe(set->host, why, sizeof why);
-	snprintf(err, len, "perf: %s", why);
+	say(err, len, "perf: %s", why);
 	return -1;
 }
 

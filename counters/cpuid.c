@@ -30,7 +30,7 @@ static void copy_trimmed(char *dst, size_t len, const char *src)
 static int read_cpuinfo(struct amp_cpu_id *id)
 {
 	char line[512];
-	int found = 0;
+	int found = 0, line_start = 1;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
 	if (!f)
@@ -40,7 +40,12 @@ static int read_cpuinfo(struct amp_cpu_id *id)
 		char key[64];
 		const char *val;
 		size_t k;
+		int was_start = line_start;
 
+		/* Long lines (x86 "flags") come in pieces: skip the tails. */
+		line_start = strchr(line, '\n') != NULL;
+		if (!was_start)
+			continue;
 		if (line[0] == '\n' && found)
 			break; /* end of the first processor's block */
 		if (!colon)
@@ -144,7 +149,7 @@ int amp_cpu_identify(struct amp_cpu_id *id)
 
 	memset(id, 0, sizeof *id);
 	if (uname(&u) == 0) {
-		snprintf(id->arch, sizeof id->arch, "%s", u.machine);
+		copy_trimmed(id->arch, sizeof id->arch, u.machine);
 		ok = 1;
 	}
 #if defined(__x86_64__) || defined(__i386__)

@@ -209,6 +209,8 @@ const struct amp_uarch *amp_uarch_find(const char *name)
 
 const struct amp_uarch *amp_uarch_for_cpu(const struct amp_cpu_id *id)
 {
+	if (!id)
+		return NULL;
 	for (size_t i = 0; i < sizeof amp_cpu_matches / sizeof amp_cpu_matches[0]; i++) {
 		const struct amp_cpu_match *m = &amp_cpu_matches[i];
 

@@ -46,5 +46,8 @@ const char *amp_eventmap_native(const struct amp_uarch *u, enum amp_event ev);
 /* Table self-check (known uarch names, no duplicate rows, every uarch
  * has the core events); 0, or -1 with the first problem in err. */
 int amp_eventmap_selfcheck(char *err, size_t len);
+/* The same checks on any pair of tables (the tests feed it broken ones). */
+int amp_eventmap_check(const struct amp_uarch *uarchs, const struct amp_eventmap_row *rows,
+		       char *err, size_t len);
 
 #endif

@@ -57,9 +57,13 @@ struct sim_spec {
  * geometry; on error returns -1 and err holds one line naming the
  * element and key at fault. */
 int sim_spec_parse(const char *text, struct sim_spec *spec, char *err, size_t len);
-/* Append a readable one-line description of level lv to buf. */
+/* Append a readable one-line description of level lv to the string in
+ * buf (start from buf[0] = '\0' for just the description). */
 void sim_level_describe(const struct sim_level_spec *lv, char *buf, size_t len);
-/* Canonical spec text for spec (re-parses to the same machine). */
+/* Canonical spec text for spec (re-parses to the same machine); buf of
+ * SIM_SPEC_TEXT_LEN bytes always suffices.  On a parse error *spec is
+ * left untouched. */
+#define SIM_SPEC_TEXT_LEN 2048
 void sim_spec_format(const struct sim_spec *spec, char *buf, size_t len);
 
 struct sim_preset {

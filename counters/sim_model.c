@@ -39,13 +39,16 @@
  *    (a seeded stream separate from the noise stream).
  *
  * Data layout, per level: a tag array (physical line address, or vpn for
- * TLBs; all ones when invalid) of sets * ways slots.  LRU and FIFO keep
- * a circular doubly linked list per set, most recent first, with the
- * invalid slots at the tail, so the victim is always the tail: O(1).
- * PLRU keeps a bit tree per set (O(log ways)); PLRU and RANDOM keep a
- * stack of the set's invalid slots.  Sets with more than SCAN_MAX ways
- * are looked up through an open-addressing hash from tag to slot, small
- * sets by scanning; a one-slot hint catches repeated lines first.
+ * TLBs; all ones when invalid) of sets * ways slots; PLRU adds a bit
+ * tree per set (O(log ways)).  Small sets (up to SCAN_MAX ways) are
+ * scanned: LRU and FIFO stamp each slot with a per-level clock at use
+ * or fill (0 when invalid, so the oldest stamp is also the first invalid
+ * way), all in the set's own memory.  Big sets (fully associative
+ * levels, up to millions of ways) find a tag through an open-addressing
+ * hash; LRU and FIFO keep a circular doubly linked list per set, most
+ * recent first with the invalid slots at the tail, so the victim is the
+ * tail in O(1); PLRU and RANDOM keep a stack of the set's invalid slots.
+ * A one-slot hint per level catches a repeated line before any search.
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +72,10 @@ struct hent {
 	uint64_t slot;
 };
 
+struct link {
+	uint32_t prev, next;
+};
+
 struct level {
 	int tlb;
 	int lnum;
@@ -81,11 +88,14 @@ struct level {
 	uint32_t set_mask;       /* sets - 1 when sets is a power of two */
 	int sets_pow2;
 	int depth;               /* PLRU tree depth: log2(ways) */
+	int big;                 /* ways > SCAN_MAX: hashed, linked */
 	uint64_t *tag;
-	uint32_t *prev, *next;   /* LRU/FIFO lists (sentinel nslots + set); free stacks */
-	uint32_t *free_head;     /* PLRU/RANDOM: per set */
+	uint64_t *stamp;         /* small LRU/FIFO: last use or fill, 0 invalid */
+	uint64_t clock;
+	struct link *link;       /* big: LRU/FIFO lists (sentinel nslots + set), free stacks */
+	uint32_t *free_head;     /* big PLRU/RANDOM: per set */
 	uint8_t *plru;           /* PLRU: node i of a set at [set * ways + i] */
-	struct hent *hash;       /* ways > SCAN_MAX only */
+	struct hent *hash;       /* big only */
 	uint64_t hmask;
 	int hshift;
 	uint32_t hint;           /* slot of the last line found or filled */
@@ -102,6 +112,7 @@ struct sim_machine {
 	int tpath[2][2], ntpath[2];
 	int map_shift;
 	uint64_t map_k0, map_k1;
+	uint64_t map_i1, map_i2;  /* inverses of MAP_M1, MAP_M2 */
 	uint64_t rng_repl, rng_noise;
 	uint64_t noise_line, noise_storm; /* thresholds on a 64-bit draw */
 	int noisy;
@@ -170,9 +181,9 @@ static uint64_t unmix(const struct sim_machine *m, uint64_t x)
 {
 	x ^= m->map_k1;
 	x = unxorshift(x, 11);
-	x = (x * mul_inverse(MAP_M2)) & MAP_MASK;
+	x = (x * m->map_i2) & MAP_MASK;
 	x = unxorshift(x, 17);
-	x = (x * mul_inverse(MAP_M1)) & MAP_MASK;
+	x = (x * m->map_i1) & MAP_MASK;
 	return x ^ m->map_k0;
 }
 
@@ -268,7 +279,7 @@ static inline uint32_t find(const struct level *l, uint64_t tag, uint32_t set)
 
 	if (l->tag[l->hint] == tag)
 		return l->hint;
-	if (l->hash)
+	if (l->big)
 		return hash_find(l, tag);
 	t = l->tag + (size_t)set * l->ways;
 	for (uint32_t w = 0; w < l->ways; w++)
@@ -279,28 +290,37 @@ static inline uint32_t find(const struct level *l, uint64_t tag, uint32_t set)
 
 static inline void list_unlink(struct level *l, uint32_t x)
 {
-	l->next[l->prev[x]] = l->next[x];
-	l->prev[l->next[x]] = l->prev[x];
+	struct link *k = l->link;
+
+	k[k[x].prev].next = k[x].next;
+	k[k[x].next].prev = k[x].prev;
 }
 
 static inline void list_push_front(struct level *l, uint32_t x, uint32_t s)
 {
-	uint32_t n = l->next[s];
+	struct link *k = l->link;
+	uint32_t n = k[s].next;
 
-	l->next[x] = n;
-	l->prev[x] = s;
-	l->prev[n] = x;
-	l->next[s] = x;
+	k[x].next = n;
+	k[x].prev = s;
+	k[n].prev = x;
+	k[s].next = x;
 }
 
 static inline void list_push_back(struct level *l, uint32_t x, uint32_t s)
 {
-	uint32_t p = l->prev[s];
+	struct link *k = l->link;
+	uint32_t p = k[s].prev;
 
-	l->prev[x] = p;
-	l->next[x] = s;
-	l->next[p] = x;
-	l->prev[s] = x;
+	k[x].prev = p;
+	k[x].next = s;
+	k[p].next = x;
+	k[s].prev = x;
+}
+
+static inline int uses_list(const struct level *l)
+{
+	return l->policy == SIM_LRU || l->policy == SIM_FIFO;
 }
 
 static inline void plru_touch(struct level *l, uint32_t set, uint32_t way)
@@ -332,49 +352,83 @@ static uint32_t plru_victim(const struct level *l, uint32_t set)
 
 static inline void touch(struct level *l, uint32_t slot, uint32_t set)
 {
-	uint32_t s;
-
-	switch (l->policy) {
-	case SIM_LRU:
-		s = l->nslots + set;
-		if (l->next[s] != slot) {
-			list_unlink(l, slot);
-			list_push_front(l, slot, s);
-		}
-		break;
-	case SIM_PLRU:
-		plru_touch(l, set, slot - set * l->ways);
-		break;
-	default:
-		break;
-	}
 	l->hint = slot;
+	if (l->policy == SIM_LRU) {
+		if (!l->big) {
+			l->stamp[slot] = ++l->clock;
+		} else if (l->link[l->nslots + set].next != slot) {
+			list_unlink(l, slot);
+			list_push_front(l, slot, l->nslots + set);
+		}
+	} else if (l->policy == SIM_PLRU) {
+		plru_touch(l, set, slot - set * l->ways);
+	}
+}
+
+/* Victim way of a small set: an invalid way first (stamp 0 for LRU and
+ * FIFO), else by policy. */
+static uint32_t small_victim(struct sim_machine *m, struct level *l, uint32_t base)
+{
+	uint32_t w, best = 0;
+
+	if (uses_list(l)) {
+		const uint64_t *st = l->stamp + base;
+		uint64_t oldest = st[0];
+
+		for (w = 1; w < l->ways; w++)
+			if (st[w] < oldest) {
+				oldest = st[w];
+				best = w;
+			}
+		return best;
+	}
+	for (w = 0; w < l->ways; w++)
+		if (l->tag[base + w] == INVALID)
+			return w;
+	if (l->policy == SIM_PLRU)
+		return plru_victim(l, base / l->ways);
+	return (uint32_t)(splitmix(&m->rng_repl) % l->ways);
+}
+
+/* Victim slot of a big set: the list tail (invalid slots sit there), a
+ * free slot, or by policy. */
+static uint32_t big_victim(struct sim_machine *m, struct level *l, uint32_t set)
+{
+	uint32_t slot, s = l->nslots + set;
+
+	if (uses_list(l)) {
+		slot = l->link[s].prev;
+		list_unlink(l, slot);
+		list_push_front(l, slot, s);
+		return slot;
+	}
+	slot = l->free_head[set];
+	if (slot != NONE) {
+		l->free_head[set] = l->link[slot].next;
+		return slot;
+	}
+	if (l->policy == SIM_PLRU)
+		return set * l->ways + plru_victim(l, set);
+	return set * l->ways + (uint32_t)(splitmix(&m->rng_repl) % l->ways);
 }
 
 /* Put tag into set; returns the evicted tag, INVALID when a free way took it. */
 static uint64_t insert(struct sim_machine *m, struct level *l, uint64_t tag, uint32_t set)
 {
-	uint32_t slot, s, base = set * l->ways;
+	uint32_t slot, base = set * l->ways;
 	uint64_t old;
 
-	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
-		s = l->nslots + set;
-		slot = l->prev[s];
-		list_unlink(l, slot);
-		list_push_front(l, slot, s);
+	if (l->big) {
+		slot = big_victim(m, l, set);
 	} else {
-		slot = l->free_head[set];
-		if (slot != NONE)
-			l->free_head[set] = l->next[slot];
-		else if (l->policy == SIM_PLRU)
-			slot = base + plru_victim(l, set);
-		else
-			slot = base + (uint32_t)(splitmix(&m->rng_repl) % l->ways);
-		if (l->policy == SIM_PLRU)
-			plru_touch(l, set, slot - base);
+		slot = base + small_victim(m, l, base);
+		if (uses_list(l))
+			l->stamp[slot] = ++l->clock;
 	}
+	if (l->policy == SIM_PLRU)
+		plru_touch(l, set, slot - base);
 	old = l->tag[slot];
-	if (l->hash) {
+	if (l->big) {
 		if (old != INVALID)
 			hash_del(l, old);
 		hash_put(l, tag, slot);
@@ -390,14 +444,17 @@ static void invalidate_slot(struct level *l, uint32_t slot)
 
 	if (l->tag[slot] == INVALID)
 		return;
-	if (l->hash)
+	if (l->big)
 		hash_del(l, l->tag[slot]);
 	l->tag[slot] = INVALID;
-	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
+	if (!l->big) {
+		if (uses_list(l))
+			l->stamp[slot] = 0;
+	} else if (uses_list(l)) {
 		list_unlink(l, slot);
 		list_push_back(l, slot, l->nslots + set);
 	} else {
-		l->next[slot] = l->free_head[set];
+		l->link[slot].next = l->free_head[set];
 		l->free_head[set] = slot;
 	}
 }
@@ -405,30 +462,31 @@ static void invalidate_slot(struct level *l, uint32_t slot)
 /* An empty level: lists in way order, free stacks popping way 0 first. */
 static void reset_level(struct level *l)
 {
-	uint32_t set, w, base;
-
 	for (uint32_t i = 0; i < l->nslots; i++)
 		l->tag[i] = INVALID;
-	for (set = 0; set < l->sets; set++) {
-		base = set * l->ways;
-		if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
-			uint32_t s = l->nslots + set;
+	if (l->stamp)
+		memset(l->stamp, 0, (size_t)l->nslots * sizeof *l->stamp);
+	if (l->plru)
+		memset(l->plru, 0, l->nslots);
+	l->clock = 0;
+	l->hint = 0;
+	if (!l->big)
+		return;
+	for (uint32_t set = 0; set < l->sets; set++) {
+		uint32_t base = set * l->ways, s = l->nslots + set;
 
-			l->next[s] = l->prev[s] = s;
-			for (w = 0; w < l->ways; w++)
+		if (uses_list(l)) {
+			l->link[s].next = l->link[s].prev = s;
+			for (uint32_t w = 0; w < l->ways; w++)
 				list_push_back(l, base + w, s);
 		} else {
-			for (w = 0; w < l->ways; w++)
-				l->next[base + w] = w + 1 < l->ways ? base + w + 1 : NONE;
+			for (uint32_t w = 0; w < l->ways; w++)
+				l->link[base + w].next = w + 1 < l->ways ? base + w + 1 : NONE;
 			l->free_head[set] = base;
 		}
 	}
-	if (l->plru)
-		memset(l->plru, 0, l->nslots);
-	if (l->hash)
-		for (uint64_t i = 0; i <= l->hmask; i++)
-			l->hash[i].key = INVALID;
-	l->hint = 0;
+	for (uint64_t i = 0; i <= l->hmask; i++)
+		l->hash[i].key = INVALID;
 }
 
 /* ---- relations between levels ---- */
@@ -732,17 +790,13 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 	l->set_mask = (uint32_t)(sets - 1);
 	l->depth = log2u(ways);
 
+	l->big = ways > SCAN_MAX;
 	l->tag = malloc(slots * sizeof *l->tag);
-	if (l->policy == SIM_LRU || l->policy == SIM_FIFO) {
-		l->prev = malloc((slots + sets) * sizeof *l->prev);
-		l->next = malloc((slots + sets) * sizeof *l->next);
-	} else {
-		l->next = malloc(slots * sizeof *l->next);
-		l->free_head = malloc(sets * sizeof *l->free_head);
-	}
+	if (!l->big && uses_list(l))
+		l->stamp = malloc(slots * sizeof *l->stamp);
 	if (l->policy == SIM_PLRU)
 		l->plru = malloc(slots);
-	if (ways > SCAN_MAX) {
+	if (l->big) {
 		uint64_t cap = 1;
 
 		while (cap < 2 * slots)
@@ -750,9 +804,13 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 		l->hash = malloc(cap * sizeof *l->hash);
 		l->hmask = cap - 1;
 		l->hshift = 64 - log2u(cap);
+		l->link = malloc((slots + sets) * sizeof *l->link);
+		if (!uses_list(l))
+			l->free_head = malloc(sets * sizeof *l->free_head);
 	}
-	if (!l->tag || !l->next || (!l->prev && !l->free_head) ||
-	    (l->policy == SIM_PLRU && !l->plru) || (ways > SCAN_MAX && !l->hash))
+	if (!l->tag || (!l->big && uses_list(l) && !l->stamp) ||
+	    (l->policy == SIM_PLRU && !l->plru) ||
+	    (l->big && (!l->hash || !l->link || (!uses_list(l) && !l->free_head))))
 		return fail(err, len, "%s: out of memory", ls->name);
 	reset_level(l);
 	return 0;
@@ -761,8 +819,8 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 static void free_level(struct level *l)
 {
 	free(l->tag);
-	free(l->prev);
-	free(l->next);
+	free(l->stamp);
+	free(l->link);
 	free(l->free_head);
 	free(l->plru);
 	free(l->hash);
@@ -881,6 +939,8 @@ struct sim_machine *sim_create(const struct sim_spec *spec, char *err, size_t le
 	s = spec->seed ^ UINT64_C(0x6d6170);
 	m->map_k0 = splitmix(&s) & MAP_MASK;
 	m->map_k1 = splitmix(&s) & MAP_MASK;
+	m->map_i1 = mul_inverse(MAP_M1);
+	m->map_i2 = mul_inverse(MAP_M2);
 	m->rng_repl = spec->seed ^ UINT64_C(0x7265706c61636521);
 	m->rng_noise = spec->seed ^ UINT64_C(0x6e6f697365212121);
 	p = spec->noise;

@@ -900,6 +900,7 @@ static int level_before(const struct sim_level_spec *a, const struct sim_level_s
 	return a->side < b->side;
 }
 
+/* On error *spec is left as it was. */
 int sim_spec_parse(const char *text, struct sim_spec *spec, char *err, size_t len)
 {
 	struct pstate ps;
@@ -1043,6 +1044,11 @@ static void format_elem(struct sbuf *b, int ei, const struct sim_level_spec *lv,
 	}
 }
 
+/* Canonical text: the preset's name (if any) and then, level by level
+ * in spec->lv order, only the keys that differ from the preset's level
+ * or, for a level the preset lacks, from the defaults; keys in table
+ * order, sizes with the largest exact suffix.  Equal machines give equal
+ * text, and the text re-parses to the same spec (preset name included). */
 void sim_spec_format(const struct sim_spec *spec, char *buf, size_t len)
 {
 	struct sbuf b = { buf, len, 0 };

@@ -51,7 +51,7 @@ struct amp_report {
 	/* Host */
 	char cpu[128], arch[16], kernel[64];
 	char uarch[32];                 /* amp's event table, "" when none */
-	char sim_spec[1024];            /* canonical spec when simulating */
+	char sim_spec[2048];            /* canonical spec when simulating */
 	/* Backend and calibration */
 	char backend[16];
 	char backend_why[4 * AMP_REASON_LEN];

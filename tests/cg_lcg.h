@@ -29,7 +29,9 @@ static inline void cg_lcg_init(struct cg_lcg *g, uint64_t seed)
 
 /* Next access: its byte offset in a region of `words` 8-byte words, and
  * whether it is a store.  A quarter of the steps walk a few words on
- * (spatial and temporal reuse), the rest jump anywhere. */
+ * (spatial reuse), a quarter jump into the first 1/64 or 1/8 of the
+ * region (hot parts that stay cached, so replacement order matters), the
+ * rest jump anywhere. */
 static inline uint64_t cg_lcg_next(struct cg_lcg *g, uint64_t words, unsigned store_pct, int *store)
 {
 	uint64_t r;
@@ -40,6 +42,8 @@ static inline uint64_t cg_lcg_next(struct cg_lcg *g, uint64_t words, unsigned st
 	r = g->s * UINT64_C(2685821657736338717);
 	if (r >> 62 == 0)
 		g->word = (g->word + ((r >> 40) & 15)) % words;
+	else if (r >> 62 == 1)
+		g->word = (r >> 20) % (words / (r >> 61 & 1 ? 8 : 64) + 1) % words;
 	else
 		g->word = (r >> 20) % words;
 	*store = (r & 0xffff) % 100 < store_pct;
