@@ -92,6 +92,9 @@ const struct sim_spec *sim_get_spec(const struct sim_machine *m);
 unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op);
 /* Remove every line of [va, va+len) from every cache level (clflush). */
 void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len);
+/* Drop the translations of [va, va+len) from every TLB (what munmap or
+ * mprotect does on a real machine). */
+void sim_flush_tlb_range(struct sim_machine *m, uint64_t va, uint64_t len);
 /* Empty every cache and TLB (a cold machine). Statistics are kept. */
 void sim_flush_all(struct sim_machine *m);
 void sim_get_stats(const struct sim_machine *m, int level, struct sim_level_stats *out);

@@ -717,6 +717,25 @@ void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len)
 	}
 }
 
+void sim_flush_tlb_range(struct sim_machine *m, uint64_t va, uint64_t len)
+{
+	uint64_t last;
+
+	if (!len)
+		return;
+	last = len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);
+	for (int i = 0; i < m->spec.n; i++) {
+		struct level *l = &m->lv[i];
+		uint64_t first = va >> l->shift, end = last >> l->shift;
+
+		if (!l->tlb)
+			continue;
+		for (uint32_t s = 0; s < l->nslots; s++)
+			if (l->tag[s] != INVALID && l->tag[s] >= first && l->tag[s] <= end)
+				invalidate_slot(l, s);
+	}
+}
+
 void sim_flush_all(struct sim_machine *m)
 {
 	for (int i = 0; i < m->spec.n; i++)

@@ -96,13 +96,68 @@ static int seq_has_op(const struct amp_plan *p, int seq, enum amp_op op)
 	return 0;
 }
 
+/* One chain link: the word at off must point at next. */
+struct link {
+	uint64_t off, next;
+};
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct link *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Writes every load chain; two chains may share a word only when they
+ * agree on its successor.  Sorting the links finds disagreements without
+ * a bitmap of the region (regions can be sparse and terabytes long). */
+static int write_chains(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
+{
+	size_t n = 0, k = 0;
+	struct link *links;
+
+	for (int s = 0; s < p->nseq; s++)
+		if (seq_has_op(p, s, AMP_OP_LOAD))
+			n += p->seq[s].n;
+	if (n == 0)
+		return 0;
+	links = malloc(n * sizeof *links);
+	if (!links) {
+		snprintf(err, len, "plan %s: out of memory", p->name);
+		return -1;
+	}
+	for (int s = 0; s < p->nseq; s++) {
+		const struct amp_seq *q = &p->seq[s];
+
+		if (!seq_has_op(p, s, AMP_OP_LOAD))
+			continue;
+		for (size_t i = 0; i < q->n; i++, k++) {
+			links[k].off = q->off[i];
+			links[k].next = q->off[(i + 1) % q->n];
+		}
+	}
+	qsort(links, n, sizeof *links, cmp_link);
+	for (k = 0; k < n; k++) {
+		if (k && links[k].off == links[k - 1].off && links[k].next != links[k - 1].next) {
+			snprintf(err, len, "plan %s: offset %llu is in two load chains with different successors",
+				 p->name, (unsigned long long)links[k].off);
+			free(links);
+			return -1;
+		}
+		*(void **)(rp->base + links[k].off) = rp->base + links[k].next;
+	}
+	free(links);
+	return 0;
+}
+
 static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
 {
-	uint8_t *chained = NULL; /* one bit per 8-byte word holding a chain link */
-
 	memset(rp, 0, sizeof *rp);
 	rp->size = p->huge ? (p->region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : p->region;
-	rp->base = mmap(NULL, rp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* NORESERVE: a sparse plan (a few lines 1 GiB apart) costs only
+	 * the pages it touches. */
+	rp->base = mmap(NULL, rp->size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (rp->base == MAP_FAILED) {
 		rp->base = NULL;
 		snprintf(err, len, "plan %s: mmap of %zu bytes: %s", p->name, rp->size, strerror(errno));
@@ -112,32 +167,13 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 	if (p->huge)
 		madvise(rp->base, rp->size, MADV_HUGEPAGE); /* a hint; 4K pages work too */
 #endif
-	/* Touch every page now so page faults stay out of the measurement. */
-	for (size_t o = 0; o < rp->size; o += 4096)
-		rp->base[o] = 0;
-	chained = calloc(p->region / 64 + 1, 1);
-	if (!chained) {
-		snprintf(err, len, "plan %s: out of memory", p->name);
+	/* Touch the pages the plan uses now, so page faults stay out of the
+	 * measurement. */
+	for (int s = 0; s < p->nseq; s++)
+		for (size_t k = 0; k < p->seq[s].n; k++)
+			rp->base[p->seq[s].off[k]] = 0;
+	if (write_chains(p, rp, err, len) < 0)
 		goto fail;
-	}
-	for (int s = 0; s < p->nseq; s++) {
-		const struct amp_seq *q = &p->seq[s];
-
-		if (!seq_has_op(p, s, AMP_OP_LOAD))
-			continue;
-		for (size_t k = 0; k < q->n; k++) {
-			uint64_t o = q->off[k], w = o / 8;
-			void *next = rp->base + q->off[(k + 1) % q->n];
-
-			if ((chained[w / 8] >> (w % 8)) & 1 && *(void **)(rp->base + o) != next) {
-				snprintf(err, len, "plan %s: offset %llu is in two load chains with different successors",
-					 p->name, (unsigned long long)o);
-				goto fail;
-			}
-			chained[w / 8] |= (uint8_t)(1 << (w % 8));
-			*(void **)(rp->base + o) = next;
-		}
-	}
 	for (int s = 0; s < p->nseq; s++) {
 		const struct amp_seq *q = &p->seq[s];
 
@@ -161,10 +197,8 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 			snprintf(err, len, "plan %s: no cache-flush instruction on this architecture", p->name);
 			goto fail;
 		}
-	free(chained);
 	return 0;
 fail:
-	free(chained);
 	real_free(rp);
 	return -1;
 }
@@ -191,8 +225,16 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 			for (size_t k = 0; k < q->n; k++)
 				flush_line(rp->base + q->off[k]);
 		} else {
-			for (size_t o = 0; o < p->region; o += 32)
-				flush_line(rp->base + o);
+			/* The whole region: every line the plan uses, data and code. */
+			for (int i = 0; i < p->nseq; i++)
+				for (size_t k = 0; k < p->seq[i].n; k++) {
+					flush_line(rp->base + p->seq[i].off[k]);
+					if (rp->code[i])
+						flush_line(amp_jumpchain_code(rp->code[i]) + p->seq[i].off[k]);
+				}
+			/* Changing the protection drops the region's translations. */
+			mprotect(rp->base, rp->size, PROT_READ);
+			mprotect(rp->base, rp->size, PROT_READ | PROT_WRITE);
 		}
 		flush_fence();
 		break;
@@ -206,11 +248,22 @@ static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const stru
 	uint64_t base = ps->op == AMP_OP_IFETCH ? SIM_CODE_BASE : SIM_DATA_BASE;
 
 	if (ps->op == AMP_OP_FLUSH) {
-		if (q)
-			for (size_t k = 0; k < q->n; k++)
-				sim_flush_range(m, SIM_DATA_BASE + q->off[k], 1);
-		else
-			sim_flush_range(m, SIM_DATA_BASE, p->region);
+		/* Lines (and for the whole region, translations) go cold, for
+		 * data and code alike. */
+		for (int i = 0; i < p->nseq; i++) {
+			const struct amp_seq *f = &p->seq[i];
+
+			if (q && f != q)
+				continue;
+			for (size_t k = 0; k < f->n; k++) {
+				sim_flush_range(m, SIM_DATA_BASE + f->off[k], 1);
+				sim_flush_range(m, SIM_CODE_BASE + f->off[k], 1);
+			}
+		}
+		if (!q) {
+			sim_flush_tlb_range(m, SIM_DATA_BASE, p->region);
+			sim_flush_tlb_range(m, SIM_CODE_BASE, p->region);
+		}
 		return;
 	}
 	for (unsigned t = 0; t < ps->times; t++)

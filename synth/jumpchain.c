@@ -122,7 +122,8 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 		return NULL;
 	}
 	jc->size = region;
-	jc->code = mmap(NULL, region, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	jc->code = mmap(NULL, region, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (jc->code == MAP_FAILED) {
 		snprintf(err, len, "jump chain: mmap of %llu bytes: %s",
 			 (unsigned long long)region, strerror(errno));
@@ -132,10 +133,17 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	/* Bytes no jump lands on trap (int3 on x86-64, udf on aarch64), so
 	 * a bad chain faults loudly instead of running on. */
 #if defined(__x86_64__)
-	memset(jc->code, 0xcc, region);
+	const uint8_t trap = 0xcc;
 #else
-	memset(jc->code, 0, region);
+	const uint8_t trap = 0;
 #endif
+	/* Sparse chains (jumps far apart) fill only the pages they use. */
+	if (region <= (64u << 20))
+		memset(jc->code, trap, region);
+	else
+		for (size_t i = 0; i < n; i++)
+			memset(jc->code + (off[i] & ~(uint64_t)4095), trap,
+			       region - (off[i] & ~(uint64_t)4095) < 4096 ? region - (off[i] & ~(uint64_t)4095) : 4096);
 	for (size_t i = 0; i < n; i++) {
 		if (emit_jump(jc->code, off[i], i + 1 < n ? off[i + 1] : 0, i + 1 == n) < 0) {
 			snprintf(err, len, "jump chain: offset %llu is out of reach of the next",
@@ -157,6 +165,11 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 #endif
 	jc->entry = off[0];
 	return jc;
+}
+
+const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc)
+{
+	return jc->code;
 }
 
 void amp_jumpchain_run(const struct amp_jumpchain *jc)

@@ -17,6 +17,8 @@ size_t amp_jumpchain_min_gap(void);
  * a code generator, executable mappings refused, offsets too close). */
 struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
 					  char *err, size_t len);
+/* Start of the generated code (offsets are relative to it). */
+const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc);
 /* Runs the chain once from off[0]. */
 void amp_jumpchain_run(const struct amp_jumpchain *jc);
 void amp_jumpchain_free(struct amp_jumpchain *jc);
