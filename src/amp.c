@@ -197,8 +197,46 @@ static const struct amp_backend_ops *pick_backend(const struct amp_config *cfg,
 	return b;
 }
 
+/* Why no counter backend is usable: the reasons of the ones that are not. */
+static void counter_reasons(const struct amp_report *r, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < r->nbackends; i++) {
+		const struct amp_backend_status *b = &r->backends[i];
+
+		if (b->usable || strcmp(b->name, "timer") == 0 || strcmp(b->name, "sim") == 0)
+			continue;
+		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s: %s",
+				 used ? "; " : "", b->name, b->reason);
+	}
+#ifndef HAVE_PAPI
+	snprintf(buf + used, used < len ? len - used : 0, "%spapi: not built in", used ? "; " : "");
+#endif
+}
+
+/* Counter-driven characterisation of every (or the selected) level. */
+static int characterise(const struct amp_config *cfg, const struct amp_host *host,
+			const struct amp_backend_ops *b, struct amp_ctx *ctx, char *err, size_t len)
+{
+	memset(ctx, 0, sizeof *ctx);
+	ctx->host = host;
+	ctx->backend = b;
+	ctx->reps = cfg->reps;
+	ctx->votes = cfg->votes;
+	ctx->seed = cfg->seed;
+	ctx->min_confidence = 0.5;
+	if (amp_levels_discover(ctx, cfg->level, err, len) < 0)
+		return AMP_EXIT_USAGE;
+	if (amp_measure_overhead(ctx, err, len) < 0 || amp_characterise(ctx, err, len) < 0)
+		return AMP_EXIT_FAILED;
+	return AMP_EXIT_OK;
+}
+
 static int run(const struct amp_config *cfg, const struct amp_host *host)
 {
+	static struct amp_ctx ctx;
 	static struct amp_report r;
 	const struct amp_backend_ops *b;
 	char err[AMP_REASON_LEN];
@@ -244,7 +282,30 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 			max_size = DEFAULT_MAX_SIZE;
 	}
 	measure_overhead(b, host, cfg->reps, &r);
-	if (amp_measure_latency(host, max_size, cfg->reps, cfg->seed, &r, err, sizeof err) < 0) {
+	if (b == &amp_backend_timer) {
+		char why[2 * AMP_REASON_LEN];
+
+		counter_reasons(&r, why, sizeof why);
+		if (cfg->counters || cfg->level) {
+			fprintf(stderr, "amp: %s needs miss counters, and none are usable here (%s)\n",
+				cfg->counters ? "--counters" : "--level", why);
+			return AMP_EXIT_RESOURCE;
+		}
+		snprintf(r.hier_missing, sizeof r.hier_missing, "no miss counters usable here: %s", why);
+	} else {
+		int st = characterise(cfg, host, b, &ctx, err, sizeof err);
+
+		if (st != AMP_EXIT_OK) {
+			fprintf(stderr, "amp: %s\n", err);
+			return st;
+		}
+		r.hier = &ctx;
+		for (int i = 0; i < ctx.nlv; i++)
+			if (ctx.lv[i].selected && ctx.lv[i].counted && amp_level_confidence(&ctx.lv[i]) < 0.5)
+				status = AMP_EXIT_FAILED; /* inconclusive */
+	}
+	if (!cfg->level &&
+	    amp_measure_latency(host, max_size, cfg->reps, cfg->seed, &r, err, sizeof err) < 0) {
 		fprintf(stderr, "amp: latency measurement failed: %s\n", err);
 		status = AMP_EXIT_FAILED;
 	}

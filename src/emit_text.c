@@ -60,6 +60,8 @@ static void emit_latency(const struct amp_report *r, FILE *out)
 	fprintf(out, "  (one tick: %s)\n", r->tick_unit);
 }
 
+void amp_emit_text_levels(const struct amp_report *r, FILE *out);
+
 void amp_emit_text(const struct amp_report *r, FILE *out)
 {
 	fprintf(out, "amp %s: memory hierarchy report\n\n", r->amp_version);
@@ -83,6 +85,115 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 	num(out, &r->pinned_cpu, "CPU %.0f", "");
 	fprintf(out, "\n");
 	emit_reported(r, out);
+	amp_emit_text_levels(r, out);
 	emit_latency(r, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
+}
+
+/* One parameter in a table cell: its value, "?" when unknown, a "~"
+ * prefix when the votes split. */
+static const char *cell(const struct amp_param *p, int kind_size, char *buf, size_t len)
+{
+	char v[32];
+
+	if (!p->known) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (kind_size)
+		amp_fmt_size((uint64_t)p->value, v, sizeof v);
+	else
+		snprintf(v, sizeof v, "%lld", (long long)p->value);
+	snprintf(buf, len, "%s%s", p->inconclusive ? "~" : "", v);
+	return buf;
+}
+
+static const char *name_cell(const struct amp_param *p, const char *const *names, int n,
+			     char *buf, size_t len)
+{
+	if (!p->known || p->value < 0 || p->value >= n)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%s%s", p->inconclusive ? "~" : "", names[p->value]);
+	return buf;
+}
+
+static const char *const yes_no_write[] = { "no-alloc", "allocate" };
+static const char *const unified_names[] = { "split", "unified" };
+
+void amp_emit_text_levels(const struct amp_report *r, FILE *out)
+{
+	const struct amp_ctx *c = r->hier;
+	char a[32], b[32], d[32], e[32], f[32], g[32], h[32], k[32];
+
+	if (!c) {
+		if (r->hier_missing[0])
+			fprintf(out, "\nCaches and TLBs: not characterised (%s)\n", r->hier_missing);
+		return;
+	}
+	fprintf(out, "\nCaches measured with counters (%s backend, %u votes of the minimum of %u runs):\n",
+		c->backend->name, c->votes, c->reps);
+	fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %6s\n", "level", "line", "size",
+		"effective", "ways", "write", "policy", "inclusion", "L2 kind", "conf");
+	for (int i = 0; i < c->nlv; i++) {
+		const struct amp_level *lv = &c->lv[i];
+
+		if (lv->kind != AMP_KIND_CACHE || !lv->selected)
+			continue;
+		if (!lv->counted) {
+			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
+			continue;
+		}
+		fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %5.0f%%\n", lv->name,
+			cell(&lv->line, 1, a, sizeof a), cell(&lv->size, 1, b, sizeof b),
+			cell(&lv->effective_size, 1, d, sizeof d),
+			lv->fully_associative ? "full" : cell(&lv->assoc, 0, e, sizeof e),
+			name_cell(&lv->write_allocate, yes_no_write, 2, f, sizeof f),
+			name_cell(&lv->replacement, amp_policy_names, 5, g, sizeof g),
+			name_cell(&lv->inclusion, amp_inclusion_names, 3, h, sizeof h),
+			lv->level == 1 ? "-" : name_cell(&lv->unified, unified_names, 2, k, sizeof k),
+			100.0 * amp_level_confidence(lv));
+	}
+	fprintf(out, "\nTLBs measured with counters:\n");
+	fprintf(out, "  %-5s %9s %8s %6s %8s %6s\n", "level", "page", "entries", "ways", "policy", "conf");
+	for (int i = 0; i < c->nlv; i++) {
+		const struct amp_level *lv = &c->lv[i];
+
+		if (lv->kind != AMP_KIND_TLB || !lv->selected)
+			continue;
+		if (!lv->counted) {
+			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
+			continue;
+		}
+		fprintf(out, "  %-5s %9s %8s %6s %8s %5.0f%%\n", lv->name, cell(&lv->line, 1, a, sizeof a),
+			cell(&lv->size, 0, b, sizeof b),
+			lv->fully_associative ? "full" : cell(&lv->assoc, 0, e, sizeof e),
+			name_cell(&lv->replacement, amp_policy_names, 5, g, sizeof g),
+			100.0 * amp_level_confidence(lv));
+	}
+	/* Every unknown or split parameter, with its reason and votes. */
+	for (int i = 0; i < c->nlv; i++) {
+		const struct amp_level *lv = &c->lv[i];
+		const struct amp_param *ps[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
+						 &lv->write_allocate, &lv->replacement, &lv->inclusion,
+						 &lv->unified };
+
+		if (!lv->counted || !lv->selected)
+			continue;
+		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
+			if (ps[j]->known && !ps[j]->inconclusive)
+				continue;
+			if (!ps[j]->reason[0])
+				continue;
+			fprintf(out, "  %s %s: %s", lv->name, amp_param_names[j], ps[j]->reason);
+			if (ps[j]->nvotes) {
+				fprintf(out, " (votes:");
+				for (int v = 0; v < ps[j]->nvotes; v++)
+					fprintf(out, " %lld", (long long)ps[j]->votes[v]);
+				fprintf(out, ")");
+			}
+			fprintf(out, "\n");
+		}
+	}
+	fprintf(out, "  (%llu accesses in all)\n", (unsigned long long)c->accesses);
 }

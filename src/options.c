@@ -9,6 +9,8 @@
 
 #define DEFAULT_REPS 8
 #define MAX_REPS 1000000
+#define DEFAULT_VOTES 8
+#define MAX_VOTES 64
 
 /* The one table: getopt_long's options and --help both come from it. */
 const struct amp_option amp_options[] = {
@@ -22,6 +24,9 @@ const struct amp_option amp_options[] = {
 	{ "sim-noise", 0, "P", "simulated interference: probability 0 <= P < 1 per access (default 0)" },
 	{ "seed", 0, "N", "seed for random orders, random replacement and noise (default 1)" },
 	{ "sim-pages", 0, "MODE", "simulated page frames: contiguous (default) or random" },
+	{ "counters", 0, NULL, "characterise caches and TLBs with miss counters; fail (status 3) if none" },
+	{ "level", 0, "NAME", "characterise only this level and the levels above it: L1d L1i L2 L3 L4 DTLB ITLB STLB" },
+	{ "votes", 0, "N", "votes per parameter; the most common answer wins (default 8)" },
 	{ "json", 0, NULL, "write the report as JSON (format_version 1) instead of text" },
 	{ "reps", 0, "N", "repetitions per measurement; the minimum is kept (default 8)" },
 	{ "max-size", 0, "BYTES", "largest working set of the latency sweep (default 64M; K/M/G suffixes)" },
@@ -65,6 +70,7 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 	cfg->action = AMP_ACT_RUN;
 	cfg->seed = 1;
 	cfg->reps = DEFAULT_REPS;
+	cfg->votes = DEFAULT_VOTES;
 	shortopts[s++] = ':'; /* report a missing argument as ':' */
 	for (int i = 0; amp_options[i].name && n < 63; i++, n++) {
 		longopts[n].name = amp_options[i].name;
@@ -130,6 +136,16 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			else
 				return bad_value(err, len, "sim-pages", optarg, "expected contiguous or random");
 			cfg->pages_given = 1;
+		} else if (is(c, "counters")) {
+			cfg->counters = 1;
+		} else if (is(c, "level")) {
+			if (!*optarg)
+				return bad_value(err, len, "level", optarg, "expected a level name such as L1d or L2");
+			cfg->level = optarg;
+		} else if (is(c, "votes")) {
+			if (amp_parse_uint(optarg, 1, MAX_VOTES, &u) < 0)
+				return bad_value(err, len, "votes", optarg, "expected an integer from 1 to 64");
+			cfg->votes = (unsigned)u;
 		} else if (is(c, "json")) {
 			cfg->json = 1;
 		} else if (is(c, "reps")) {

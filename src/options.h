@@ -25,7 +25,9 @@ struct amp_config {
 	uint64_t seed;
 	int pages_random, pages_given;
 	int json;
-	unsigned reps;
+	int counters;            /* --counters: miss counters required */
+	const char *level;       /* --level NAME, NULL: every level */
+	unsigned reps, votes;
 	uint64_t max_size;       /* 0: default */
 };
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "counters.h"
+#include "measure.h"
 
 #define AMP_FORMAT_VERSION 1
 #define AMP_MAX_LEVELS 16
@@ -71,6 +72,9 @@ struct amp_report {
 	char latency_method[160];
 	struct amp_latency_point latency[AMP_MAX_POINTS];
 	int nlatency;
+	/* Measured: caches and TLBs, parameter by parameter */
+	const struct amp_ctx *hier;     /* NULL when not characterised */
+	char hier_missing[2 * AMP_REASON_LEN]; /* why not */
 	double wall_seconds;
 };
 

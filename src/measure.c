@@ -1,0 +1,344 @@
+/* measure.c - the shared machinery of the measurement modules: levels,
+ * counting misses of a plan, cyclic walks, AMP's voting loop, and the
+ * driver that runs every module on every level. */
+#include "config.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "measure.h"
+
+const char *const amp_policy_names[] = { "lru", "plru", "fifo", "random", "unknown" };
+const char *const amp_inclusion_names[] = { "nine", "inclusive", "exclusive" };
+const char *const amp_param_names[] = { "line", "associativity", "way size", "size", "effective size",
+					 "write allocation", "replacement", "inclusion", "split/unified" };
+
+double amp_level_confidence(const struct amp_level *lv)
+{
+	const struct amp_param *ps[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
+					 &lv->write_allocate, &lv->replacement, &lv->inclusion, &lv->unified };
+	double conf = 1;
+
+	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+		if (ps[i]->known && ps[i]->nvotes && ps[i]->confidence < conf)
+			conf = ps[i]->confidence;
+	return conf;
+}
+
+/* Walks produce at least this many accesses per measurement, so counts
+ * are in the hundreds (AMP 2.2: never rely on a handful of misses). */
+#define MIN_MEASURED_ACCESSES 384
+/* A cyclic walk thrashes when at least this share of its accesses miss;
+ * interference alone stays far below it once the minimum over
+ * repetitions is taken. */
+#define THRASH_RATE 0.06
+
+void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->known = 0;
+	p->value = 0;
+	va_start(ap, fmt);
+	vsnprintf(p->reason, sizeof p->reason, fmt, ap);
+	va_end(ap);
+}
+
+void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from)
+{
+	*p = *from;
+	p->value = value;
+	p->nvotes = 0;
+	p->accesses = 0;
+}
+
+enum amp_op amp_level_op(const struct amp_level *lv)
+{
+	return lv->side == AMP_SIDE_INSN ? AMP_OP_IFETCH : AMP_OP_LOAD;
+}
+
+int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
+	      double *misses, char *err, size_t len)
+{
+	struct amp_cset set;
+	struct amp_run_result res;
+	int rc;
+
+	if (amp_cset_open(&set, c->backend, c->host, &ev, 1, err, len) < 0)
+		return -1;
+	rc = amp_run(p, c->host, &set, c->reps, &res, err, len);
+	amp_cset_close(&set);
+	if (rc < 0)
+		return -1;
+	c->accesses += amp_plan_accesses(p, 0) * res.reps;
+	*misses = (double)res.min[0] - (double)c->overhead[ev];
+	if (*misses < 0)
+		*misses = 0;
+	return 0;
+}
+
+/* Lines that push one line out of the level above between two test
+ * accesses: they share its set there (odd multiples of its way size W_j
+ * away) but never the tested set of this level, once W_k >= 2 W_j.  A
+ * pointer chain visits each word once per walk, so each evictor line is
+ * revisited through its other words, and groups of them sit at another
+ * multiple of the huge stride when the words run out. */
+static int add_evicting_walk(struct amp_plan *p, const struct amp_level *lv, uint64_t base,
+			     uint64_t stride, uint64_t n, uint64_t far)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t wj = (uint64_t)up->way.value, unit = (uint64_t)up->line.value;
+	uint64_t e = (uint64_t)up->thrash_ways, visits = unit / 8 ? unit / 8 : 1;
+	uint64_t total = n * (1 + e), k = 0;
+	uint64_t *off = malloc(total * sizeof *off);
+	int seq;
+
+	if (!off)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t group = i / visits, word = (i % visits) * 8;
+
+		off[k++] = base + i * stride;
+		/* Odd multiples of W_j: never a multiple of W_k >= 2 W_j. */
+		for (uint64_t m = 1; m <= e; m++)
+			off[k++] = far + group * far + (2 * m - 1) * wj + word + base;
+	}
+	seq = amp_plan_add_seq(p, off, total);
+	free(off);
+	return seq;
+}
+
+int amp_evictors_usable(const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+
+	if (!up || !up->counted || !up->line.known || !up->way.known)
+		return 0;
+	return up->thrash_ways > 0;
+}
+
+int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
+		       char *err, size_t len)
+{
+	uint64_t far = far_unit * (n + 1); /* past every test line, a multiple of W */
+	struct amp_plan p;
+	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
+	enum amp_op op = amp_level_op(lv);
+	double misses;
+	int rc, seq;
+
+	if (evict && !amp_evictors_usable(lv))
+		evict = 0;
+	amp_plan_init(&p, "cyclic", evict ? 2 * far + far * n + 64
+					  : base + stride * (n - 1) + 64);
+	p.huge = lv->kind == AMP_KIND_CACHE; /* lower caches are physically indexed */
+	seq = evict ? add_evicting_walk(&p, lv, base, stride, n, far)
+		    : amp_plan_add_strided(&p, base, stride, (size_t)n);
+	if (seq < 0) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		amp_plan_free(&p);
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, op, 2, 0);
+	amp_plan_add_pass(&p, seq, op, walks, 1);
+	rc = amp_count(c, &p, lv->ev, &misses, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	*rate = misses / (double)(n * walks);
+	return 0;
+}
+
+int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+		    uint64_t stride, uint64_t n, double *rate, char *err, size_t len)
+{
+	return amp_cyclic_rate_ex(c, lv, base, stride, n, 0, 0, rate, err, len);
+}
+
+int amp_thrashes(double rate)
+{
+	return rate >= THRASH_RATE;
+}
+
+int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+{
+	uint64_t before = c->accesses;
+	unsigned nv = c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes;
+	int best = -1, best_count = 0;
+	char err[AMP_REASON_LEN];
+
+	memset(out, 0, sizeof *out);
+	out->method = "counters";
+	for (unsigned v = 0; v < nv; v++) {
+		int64_t value;
+
+		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
+			amp_param_unknown(out, "%s", err);
+			out->method = "counters";
+			out->accesses = c->accesses - before;
+			return -1;
+		}
+		out->votes[out->nvotes++] = value;
+	}
+	/* The most common vote; ties go to the earliest. */
+	for (int i = 0; i < out->nvotes; i++) {
+		int count = 0;
+
+		for (int j = 0; j < out->nvotes; j++)
+			count += out->votes[j] == out->votes[i];
+		if (count > best_count) {
+			best = i;
+			best_count = count;
+		}
+	}
+	out->known = 1;
+	out->value = out->votes[best];
+	out->confidence = (double)best_count / out->nvotes;
+	out->accesses = c->accesses - before;
+	if (out->confidence < c->min_confidence) {
+		out->inconclusive = 1;
+		snprintf(out->reason, sizeof out->reason, "votes split: %d of %d agree",
+			 best_count, out->nvotes);
+		return 1;
+	}
+	return 0;
+}
+
+/* The levels amp looks for, each named by the counter of its misses. */
+static const struct level_desc {
+	const char *name;
+	enum amp_level_kind kind;
+	enum amp_level_side side;
+	int level;
+	enum amp_event ev, alt;  /* alt: counter to use when ev is absent */
+	int always_listed;       /* shown as N/C when it has no counter */
+	const char *above;
+} level_table[] = {
+	{ "L1d", AMP_KIND_CACHE, AMP_SIDE_DATA, 1, AMP_EV_L1D_MISS, AMP_EV_L1D_MISS, 1, NULL },
+	{ "L1i", AMP_KIND_CACHE, AMP_SIDE_INSN, 1, AMP_EV_L1I_MISS, AMP_EV_L1I_MISS, 1, NULL },
+	{ "L2", AMP_KIND_CACHE, AMP_SIDE_DATA, 2, AMP_EV_L2D_MISS, AMP_EV_L2_MISS, 1, "L1d" },
+	{ "L3", AMP_KIND_CACHE, AMP_SIDE_DATA, 3, AMP_EV_L3_MISS, AMP_EV_L3_MISS, 0, "L2" },
+	{ "L4", AMP_KIND_CACHE, AMP_SIDE_DATA, 4, AMP_EV_L4_MISS, AMP_EV_L4_MISS, 0, "L3" },
+	{ "DTLB", AMP_KIND_TLB, AMP_SIDE_DATA, 1, AMP_EV_DTLB_MISS, AMP_EV_DTLB_MISS, 1, NULL },
+	{ "ITLB", AMP_KIND_TLB, AMP_SIDE_INSN, 1, AMP_EV_ITLB_MISS, AMP_EV_ITLB_MISS, 1, NULL },
+	{ "STLB", AMP_KIND_TLB, AMP_SIDE_DATA, 2, AMP_EV_STLB_MISS, AMP_EV_STLB_MISS, 0, "DTLB" },
+};
+
+static struct amp_level *find_level(struct amp_ctx *c, const char *name)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (strcasecmp(c->lv[i].name, name) == 0)
+			return &c->lv[i];
+	return NULL;
+}
+
+int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t len)
+{
+	size_t nt = sizeof level_table / sizeof level_table[0];
+	int known = 0;
+
+	for (size_t i = 0; i < nt; i++)
+		known |= only && strcasecmp(only, level_table[i].name) == 0;
+	if (only && !known) {
+		snprintf(err, len, "option '--level': unknown level '%s' (expected L1d, L1i, L2, L3, L4, DTLB, ITLB or STLB)",
+			 only);
+		return -1;
+	}
+	c->nlv = 0;
+	for (size_t i = 0; i < nt; i++) {
+		const struct level_desc *d = &level_table[i];
+		struct amp_level *lv = &c->lv[c->nlv];
+		char what[AMP_REASON_LEN], alt_what[AMP_REASON_LEN];
+		int has = c->backend->event_info(c->host, d->ev, what, sizeof what);
+		enum amp_event ev = d->ev;
+
+		if (!has && d->alt != d->ev &&
+		    c->backend->event_info(c->host, d->alt, alt_what, sizeof alt_what)) {
+			has = 1;
+			ev = d->alt;
+		}
+		if (!has && !d->always_listed)
+			continue;
+		memset(lv, 0, sizeof *lv);
+		snprintf(lv->name, sizeof lv->name, "%s", d->name);
+		lv->kind = d->kind;
+		lv->side = d->side;
+		lv->level = d->level;
+		lv->ev = ev;
+		lv->counted = has;
+		if (!has)
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "no %s counter (N/C): %s",
+				 amp_event_table[d->ev].name, what);
+		lv->above = d->above ? find_level(c, d->above) : NULL;
+		c->nlv++;
+	}
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+
+		if (!only || strcasecmp(lv->name, only) == 0)
+			for (struct amp_level *a = lv; a; a = a->above)
+				a->selected = 1;
+	}
+	return 0;
+}
+
+int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len)
+{
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+		struct amp_cset set;
+		struct amp_run_result res;
+		int rc;
+
+		if (!lv->counted || !lv->selected)
+			continue;
+		if (amp_cset_open(&set, c->backend, c->host, &lv->ev, 1, err, len) < 0)
+			return -1;
+		rc = amp_run_overhead(c->host, &set, c->reps, &res, err, len);
+		amp_cset_close(&set);
+		if (rc < 0)
+			return -1;
+		c->overhead[lv->ev] = (int64_t)res.min[0];
+	}
+	return 0;
+}
+
+static void mark_nc(struct amp_level *lv)
+{
+	struct amp_param *all[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
+				    &lv->write_allocate, &lv->replacement, &lv->inclusion, &lv->unified };
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		amp_param_unknown(all[i], "%s", lv->nc_reason);
+}
+
+int amp_characterise(struct amp_ctx *c, char *err, size_t len)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (!c->lv[i].counted)
+			mark_nc(&c->lv[i]);
+	for (int m = 0; amp_modules[m]; m++) {
+		const struct amp_module *mod = amp_modules[m];
+
+		for (int i = 0; i < c->nlv; i++) {
+			struct amp_level *lv = &c->lv[i];
+			char why[AMP_REASON_LEN];
+
+			if (!lv->counted || !lv->selected || !(mod->kinds & (1u << lv->kind)))
+				continue;
+			if (!mod->supported(c, lv, why, sizeof why)) {
+				/* A refusal in words becomes each parameter's reason. */
+				for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++)
+					amp_param_unknown((struct amp_param *)((char *)lv + mod->fills[k]),
+							  "%s", why);
+				continue;
+			}
+			if (mod->run(c, lv, err, len) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}

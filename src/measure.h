@@ -1,0 +1,151 @@
+/* measure.h - what the measurement modules share: the levels being
+ * characterised, the parameters with their votes, the context (backend,
+ * repetitions, votes, counter overhead), the miss-counting primitive and
+ * AMP's voting loop (section 2.2). */
+#ifndef AMP_MEASURE_H
+#define AMP_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "counters.h"
+#include "plan.h"
+
+#define AMP_MAX_VOTES 64
+#define AMP_MAX_HIER 12
+
+struct amp_level;
+
+/* One measured parameter. */
+struct amp_param {
+	int known;              /* value is meaningful */
+	int64_t value;
+	char reason[AMP_REASON_LEN]; /* why unknown, or why inconclusive */
+	const char *method;     /* "counters" (later also "timing") */
+	double confidence;      /* share of the votes the answer got */
+	int inconclusive;       /* confidence below the threshold */
+	int nvotes;
+	int64_t votes[AMP_MAX_VOTES];
+	uint64_t accesses;      /* accesses the measurement cost, all votes */
+};
+
+enum amp_level_kind { AMP_KIND_CACHE, AMP_KIND_TLB };
+enum amp_level_side { AMP_SIDE_DATA, AMP_SIDE_INSN };
+enum amp_policy_id { AMP_POLICY_LRU, AMP_POLICY_PLRU, AMP_POLICY_FIFO, AMP_POLICY_RANDOM,
+		     AMP_POLICY_UNKNOWN };
+enum amp_inclusion_id { AMP_INCL_NINE, AMP_INCL_INCLUSIVE, AMP_INCL_EXCLUSIVE };
+
+/* Names of the parameters in struct amp_level order (line .. unified). */
+extern const char *const amp_param_names[];
+/* The lowest confidence among lv's known parameters (1 when none). */
+double amp_level_confidence(const struct amp_level *lv);
+extern const char *const amp_policy_names[];    /* indexed by amp_policy_id */
+extern const char *const amp_inclusion_names[]; /* indexed by amp_inclusion_id */
+
+/* A cache or TLB level amp characterises, named by the counter that
+ * sees its misses. */
+struct amp_level {
+	char name[8];           /* L1d L1i L2 L3 L4 DTLB ITLB STLB */
+	enum amp_level_kind kind;
+	enum amp_level_side side; /* which accesses probe it (loads or fetches) */
+	int level;              /* 1..4 */
+	enum amp_event ev;      /* the counter of its misses */
+	int counted;            /* 0: no counter here (N/C) */
+	char nc_reason[AMP_REASON_LEN];
+	int selected;           /* asked for (--level) or needed by one asked for */
+	struct amp_level *above; /* the level above on the same side */
+
+	struct amp_param line;  /* cache: line size; TLB: page size (bytes) */
+	struct amp_param assoc; /* ways; fully associative: lines/entries */
+	struct amp_param way;   /* bytes one way covers (sets x line; TLB: sets x page) */
+	struct amp_param size;  /* cache: own capacity (bytes); TLB: entries */
+	struct amp_param effective_size; /* exclusive: own plus the levels above */
+	struct amp_param write_allocate; /* 1 or 0 */
+	struct amp_param replacement;    /* amp_policy_id */
+	struct amp_param inclusion;      /* amp_inclusion_id */
+	struct amp_param unified;        /* 1 unified, 0 this side only */
+	int fully_associative;
+	int thrash_ways;        /* lines that fit one set, as seen by its counter */
+};
+
+struct amp_ctx {
+	const struct amp_host *host;
+	const struct amp_backend_ops *backend;
+	unsigned reps, votes;
+	uint64_t seed;
+	double min_confidence;  /* below: inconclusive */
+	int64_t overhead[AMP_EV_COUNT]; /* counter API overhead per event */
+	uint64_t accesses;      /* every access issued so far */
+	struct amp_level lv[AMP_MAX_HIER];
+	int nlv;
+};
+
+/* Misses counted by ev over plan's measured passes: the minimum over
+ * ctx->reps runs, minus the API overhead.  0, or -1 with err. */
+int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
+	      double *misses, char *err, size_t len);
+
+/* Miss rate per access of `n` lines `stride` bytes apart (from offset
+ * `base`), walked cyclically: primed twice, then measured over enough
+ * walks for hundreds of accesses; the access kind is lv's side. */
+int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+		    uint64_t stride, uint64_t n, double *rate, char *err, size_t len);
+
+/* The same, optionally with lines between the test accesses that evict
+ * each test line from the level above (so a level above with more ways
+ * cannot hide this one); the evictors live beyond the test lines, at
+ * multiples of far_unit (the largest stride tried). */
+int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
+		       char *err, size_t len);
+/* Whether the level above is known well enough to evict from it. */
+int amp_evictors_usable(const struct amp_level *lv);
+
+/* Whether a cyclic walk thrashes lv (its miss rate is well above what
+ * interference alone gives). */
+int amp_thrashes(double rate);
+
+/* One vote: a value from one measurement (vote number v seeds anything
+ * random).  0, or -1 with err. */
+typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,
+			   int64_t *value, char *err, size_t len);
+
+/* AMP's voting loop: ctx->votes votes; the answer is the most common
+ * vote, its share the confidence; fills out (method "counters").
+ * Returns 0 (conclusive), 1 (inconclusive: below min_confidence) or -1
+ * (a vote failed: out is unknown with the reason). */
+int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out);
+
+void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from);
+
+/* The plan operation that probes lv (loads or instruction fetches). */
+enum amp_op amp_level_op(const struct amp_level *lv);
+
+/* Finds the levels the backend can count on host; a level named in
+ * `only` (e.g. "L2", NULL for all) and the levels above it are selected.
+ * 0, or -1 with err (unknown level name). */
+int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t len);
+/* Measures the counter API overhead for every event of every level. */
+int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len);
+/* Runs every module on every selected level, in module-table order. */
+int amp_characterise(struct amp_ctx *c, char *err, size_t len);
+
+/* Modules: one file each, one descriptor each, listed in modules.c. */
+#define AMP_MODULE_MAX_FILLS 4
+#define AMP_FILLS(field) offsetof(struct amp_level, field)
+struct amp_module {
+	const char *name;
+	const char *summary;
+	unsigned kinds;         /* 1 << amp_level_kind */
+	size_t fills[AMP_MODULE_MAX_FILLS]; /* the parameters it sets (AMP_FILLS), 0 ends */
+	/* 1 when it can run on lv; otherwise 0 and the reason (which ends
+	 * up as the parameter's reason). */
+	int (*supported)(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len);
+	/* Fills its parameters of lv; 0, or -1 with err (fatal). */
+	int (*run)(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len);
+};
+extern const struct amp_module *const amp_modules[]; /* run order; NULL-terminated */
+
+#endif

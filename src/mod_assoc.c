@@ -1,0 +1,195 @@
+/* mod_assoc.c - associativity, way size and capacity from thrashing
+ * (AMP 3.2-3.3, X-Ray 4.4).
+ *
+ * Lines a stride s apart all fall in one set once s is a multiple of the
+ * way size W (sets x line): then k such lines walked cyclically fit iff
+ * k <= ways, whatever the replacement policy (no miss ever evicts when
+ * everything fits).  Below W they spread over W/s sets and fit.  So:
+ *   ways  = (smallest k that thrashes at a huge stride) - 1
+ *   W     = smallest power-of-two stride at which ways+1 lines thrash
+ *   size  = ways x W
+ * Every hypothesis is tested directly, so 3-, 5-, 12-, 20- and 24-way
+ * caches and sizes like 96 KiB or 1.25 MiB come out exact; a fully
+ * associative level is one whose W is a single line.  The counter of a
+ * lower level sees only what the levels above miss: a level with fewer
+ * ways than the one above it (and not inclusive of it) is masked by it.
+ * An exclusive level is seen together with the levels above; the
+ * inclusion module then separates its own share. */
+#include "config.h"
+#include <stdio.h>
+#include "measure.h"
+
+#define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
+#define STRIDE_MAX_DATA (1ULL << 30) /* covers way sizes up to 1 GiB */
+#define STRIDE_MAX_INSN (1ULL << 26) /* jumps must reach (aarch64: +-128 MiB) */
+
+static uint64_t stride_max(const struct amp_level *lv)
+{
+	return lv->side == AMP_SIDE_INSN ? STRIDE_MAX_INSN : STRIDE_MAX_DATA;
+}
+
+/* Each vote walks a different set, so votes are independent samples. */
+static uint64_t vote_base(const struct amp_level *lv, unsigned v)
+{
+	return (uint64_t)lv->line.value * (uint64_t)(v % 64);
+}
+
+/* Whether to evict each test line from the level above between test
+ * accesses; set while a search runs (see assoc_run). */
+struct search {
+	int evict;
+};
+static _Thread_local struct search search;
+
+static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride,
+		  uint64_t n, int *yes, char *err, size_t len)
+{
+	double rate;
+
+	if (amp_cyclic_rate_ex(c, lv, base, stride, n, search.evict, stride_max(lv), &rate,
+			       err, len) < 0)
+		return -1;
+	*yes = amp_thrashes(rate);
+	return 0;
+}
+
+static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		     char *err, size_t len)
+{
+	uint64_t base = vote_base(lv, v), s = stride_max(lv), lo, hi = 1;
+	int yes = 0;
+
+	/* Double until k lines thrash, then bisect for the smallest. */
+	while (hi <= MAX_WAYS) {
+		if (thrash(c, lv, base, s, hi, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			break;
+		hi *= 2;
+	}
+	if (!yes) {
+		snprintf(err, len, "%s: %u lines %llu bytes apart still fit one set",
+			 lv->name, MAX_WAYS, (unsigned long long)s);
+		return -1;
+	}
+	lo = hi / 2; /* fits (or 0) */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (thrash(c, lv, base, s, mid, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (hi < 2) {
+		snprintf(err, len, "%s: a single line walked alone keeps missing", lv->name);
+		return -1;
+	}
+	*value = (int64_t)(hi - 1);
+	return 0;
+}
+
+static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		    char *err, size_t len)
+{
+	uint64_t unit = (uint64_t)lv->line.value, n = (uint64_t)lv->thrash_ways + 1;
+	uint64_t base = vote_base(lv, v), lo = unit, hi = stride_max(lv);
+	int yes;
+
+	if (thrash(c, lv, base, lo, n, &yes, err, len) < 0)
+		return -1;
+	if (yes) {
+		*value = (int64_t)lo; /* one set: fully associative */
+		return 0;
+	}
+	if (thrash(c, lv, base, hi, n, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		snprintf(err, len, "%s: %llu lines thrash at no stride up to %llu bytes",
+			 lv->name, (unsigned long long)n, (unsigned long long)hi);
+		return -1;
+	}
+	while (hi / lo > 2) { /* both powers of two: bisect the exponent */
+		uint64_t mid = lo;
+		int steps = 0;
+
+		for (uint64_t x = lo; x < hi; x *= 2)
+			steps++;
+		for (int i = 0; i < steps / 2; i++)
+			mid *= 2;
+		if (thrash(c, lv, base, mid, n, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*value = (int64_t)hi;
+	return 0;
+}
+
+static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	if (!lv->line.known || lv->line.inconclusive) {
+		snprintf(why, len, "needs the %s size first (%s)",
+			 lv->kind == AMP_KIND_TLB ? "page" : "line", lv->line.reason);
+		return 0;
+	}
+	return 1;
+}
+
+static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	struct amp_param ways, way;
+	int64_t unit = lv->line.value;
+
+	search.evict = 0;
+	if (amp_vote(c, lv, ways_vote, &ways) == 0 && amp_evictors_usable(lv) &&
+	    ways.value <= lv->above->thrash_ways) {
+		/* As many ways as the level above, or fewer: that level may be
+		 * holding the lines.  Measure again, evicting them from it. */
+		struct amp_param again;
+
+		search.evict = 1;
+		if (amp_vote(c, lv, ways_vote, &again) == 0) {
+			again.accesses += ways.accesses;
+			ways = again;
+		} else {
+			search.evict = 0;
+		}
+	}
+	if (!ways.known || ways.inconclusive) {
+		lv->assoc = ways;
+		amp_param_unknown(&lv->way, "needs the associativity first");
+		amp_param_unknown(&lv->size, "needs the associativity first");
+		return 0;
+	}
+	lv->thrash_ways = (int)ways.value;
+	amp_vote(c, lv, way_vote, &way);
+	search.evict = 0;
+	lv->assoc = ways;
+	lv->way = way;
+	if (!way.known || way.inconclusive) {
+		amp_param_unknown(&lv->size, "needs the way size (%s)", way.reason);
+		return 0;
+	}
+	lv->fully_associative = way.value == unit;
+	/* A TLB's size is its entries; a cache's, its bytes. */
+	amp_param_derived(&lv->size, lv->kind == AMP_KIND_TLB ? ways.value * (way.value / unit)
+								: ways.value * way.value, &way);
+	if (ways.confidence < way.confidence)
+		lv->size.confidence = ways.confidence;
+	lv->size.accesses = ways.accesses + way.accesses;
+	return 0;
+}
+
+const struct amp_module amp_module_assoc = {
+	.name = "assoc",
+	.summary = "associativity, way size and capacity (entries) from cyclic walks that thrash one set",
+	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
+	.fills = { AMP_FILLS(assoc), AMP_FILLS(way), AMP_FILLS(size) },
+	.supported = assoc_supported,
+	.run = assoc_run,
+};
