@@ -85,8 +85,8 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
  * pointer chain visits each word once per walk, so each evictor line is
  * revisited through its other words, and groups of them sit at another
  * multiple of the huge stride when the words run out. */
-static int add_evicting_walk(struct amp_plan *p, const struct amp_level *lv, uint64_t base,
-			     uint64_t stride, uint64_t n, uint64_t far)
+int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
+			 uint64_t n, uint64_t base, uint64_t far)
 {
 	const struct amp_level *up = lv->above;
 	uint64_t wj = (uint64_t)up->way.value, unit = (uint64_t)up->line.value;
@@ -100,10 +100,12 @@ static int add_evicting_walk(struct amp_plan *p, const struct amp_level *lv, uin
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t group = i / visits, word = (i % visits) * 8;
 
-		off[k++] = base + i * stride;
-		/* Odd multiples of W_j: never a multiple of W_k >= 2 W_j. */
+		off[k++] = test[i];
+		/* Odd multiples of W_j from the test lines' common base: the
+		 * same upper set, never one of lv's tested sets (W_k >= 2 W_j
+		 * and every test stride a power-of-two multiple of 2 W_j). */
 		for (uint64_t m = 1; m <= e; m++)
-			off[k++] = far + group * far + (2 * m - 1) * wj + word + base;
+			off[k++] = far + group * far + base - base % unit + (2 * m - 1) * wj + word;
 	}
 	seq = amp_plan_add_seq(p, off, total);
 	free(off);
@@ -135,8 +137,19 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
 	amp_plan_init(&p, "cyclic", evict ? 2 * far + far * n + 64
 					  : base + stride * (n - 1) + 64);
 	p.huge = lv->kind == AMP_KIND_CACHE; /* lower caches are physically indexed */
-	seq = evict ? add_evicting_walk(&p, lv, base, stride, n, far)
-		    : amp_plan_add_strided(&p, base, stride, (size_t)n);
+	if (evict) {
+		uint64_t *test = malloc(n * sizeof *test);
+
+		seq = -1;
+		if (test) {
+			for (uint64_t i = 0; i < n; i++)
+				test[i] = base + i * stride;
+			seq = amp_plan_add_evicted(&p, lv, test, n, base, far);
+			free(test);
+		}
+	} else {
+		seq = amp_plan_add_strided(&p, base, stride, (size_t)n);
+	}
 	if (seq < 0) {
 		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
 		amp_plan_free(&p);

@@ -98,6 +98,18 @@ int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base
 int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 		       char *err, size_t len);
+/* Adds to p a sequence visiting test[0..n-1] in order, each followed by
+ * lines that evict it from the level above (same set there, never lv's
+ * set of it): every test access then reaches lv.  The test lines must be
+ * `base` plus multiples of a power of two >= 2 W_j (W_j: the way size of
+ * the level above), i.e. all in one set there.  Evictors live at and
+ * beyond offset `far` (a multiple of lv's way size, past every test
+ * offset; the region must be at least far * (n + 2)).  Test offsets may
+ * repeat a line through its different 8-byte words (a chain visits each
+ * word once).  Returns the sequence index or -1.  Needs
+ * amp_evictors_usable(lv). */
+int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
+			 uint64_t n, uint64_t base, uint64_t far);
 /* Whether the level above is known well enough to evict from it. */
 int amp_evictors_usable(const struct amp_level *lv);
 
