@@ -43,6 +43,8 @@ static void str(FILE *out, const char *key, const char *value, const char *sep)
 	fputs(sep, out);
 }
 
+void amp_emit_json_levels(const struct amp_report *r, FILE *out);
+
 void amp_emit_json(const struct amp_report *r, FILE *out)
 {
 	fprintf(out, "{\n  \"format_version\": %d,\n  ", AMP_FORMAT_VERSION);
@@ -105,6 +107,7 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 		str(out, "shared_with", c->shared_with, "}");
 	}
 	fputs(r->nreported ? "\n  ]},\n" : "]},\n", out);
+	amp_emit_json_levels(r, out);
 	fputs("  \"latency\": {", out);
 	str(out, "method", r->latency_method, ", ");
 	str(out, "tick_unit", r->tick_unit, ", ");
@@ -118,4 +121,130 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	}
 	fprintf(out, "%s]},\n", r->nlatency ? "\n  " : "");
 	fprintf(out, "  \"wall_seconds\": %.3f\n}\n", r->wall_seconds);
+}
+
+/* One parameter with its evidence: value (or null and reason),
+ * confidence, votes and what it cost. */
+static void param(FILE *out, const char *key, const struct amp_param *p, const char *const *names,
+		  const char *sep)
+{
+	fprintf(out, "\"%s\": {", key);
+	if (p->known && names)
+		str(out, "value", names[p->value], ", ");
+	else if (p->known)
+		fprintf(out, "\"value\": %lld, ", (long long)p->value);
+	else
+		fputs("\"value\": null, ", out);
+	if (!p->known || p->inconclusive)
+		str(out, "reason", p->reason, ", ");
+	fprintf(out, "\"inconclusive\": %s, \"confidence\": %.3g, \"votes\": [",
+		p->inconclusive ? "true" : "false", p->known ? p->confidence : 0.0);
+	for (int i = 0; i < p->nvotes; i++)
+		fprintf(out, "%s%lld", i ? ", " : "", (long long)p->votes[i]);
+	fprintf(out, "], \"accesses\": %llu}%s", (unsigned long long)p->accesses, sep);
+}
+
+/* The flat value of a parameter: number, name, bool or null. */
+static void flat(FILE *out, const char *key, const struct amp_param *p, const char *const *names,
+		 int boolean, const char *sep)
+{
+	if (!p->known)
+		fprintf(out, "\"%s\": null%s", key, sep);
+	else if (boolean)
+		fprintf(out, "\"%s\": %s%s", key, p->value ? "true" : "false", sep);
+	else if (names) {
+		fprintf(out, "\"%s\": ", key);
+		amp_json_string(out, names[p->value]);
+		fputs(sep, out);
+	} else
+		fprintf(out, "\"%s\": %lld%s", key, (long long)p->value, sep);
+}
+
+static const char *level_type(const struct amp_level *lv)
+{
+	if (lv->kind == AMP_KIND_TLB)
+		return lv->level == 2 ? "unified" : lv->side == AMP_SIDE_INSN ? "instruction" : "data";
+	if (lv->unified.known && lv->unified.value)
+		return "unified";
+	if (lv->level == 1 || lv->unified.known)
+		return lv->side == AMP_SIDE_INSN ? "instruction" : "data";
+	return NULL;
+}
+
+static void emit_level(FILE *out, const struct amp_level *lv, int first)
+{
+	const char *type = level_type(lv);
+
+	fprintf(out, "%s\n    {", first ? "" : ",");
+	str(out, "name", lv->name, ", ");
+	fprintf(out, "\"level\": %d, ", lv->level);
+	if (type)
+		str(out, "type", type, ", ");
+	else
+		fputs("\"type\": null, ", out);
+	if (!lv->counted) {
+		fputs("\"method\": null, ", out);
+		str(out, "reason", lv->nc_reason, "}");
+		return;
+	}
+	if (lv->kind == AMP_KIND_CACHE) {
+		flat(out, "line_size", &lv->line, NULL, 0, ", ");
+		flat(out, "size", &lv->size, NULL, 0, ", ");
+		flat(out, "effective_size", &lv->effective_size, NULL, 0, ", ");
+	} else {
+		flat(out, "page_size", &lv->line, NULL, 0, ", ");
+		flat(out, "entries", &lv->size, NULL, 0, ", ");
+	}
+	flat(out, "associativity", &lv->assoc, NULL, 0, ", ");
+	fprintf(out, "\"fully_associative\": %s, ", lv->fully_associative ? "true" : "false");
+	if (lv->kind == AMP_KIND_CACHE) {
+		flat(out, "write_allocate", &lv->write_allocate, NULL, 1, ", ");
+		flat(out, "inclusion", &lv->inclusion, amp_inclusion_names, 0, ", ");
+	}
+	if (lv->replacement.known)
+		flat(out, "replacement", &lv->replacement, amp_policy_names, 0, ", ");
+	else
+		fputs("\"replacement\": \"unknown\", ", out);
+	fprintf(out, "\"method\": \"counters\", \"confidence\": %.3g,\n      \"parameters\": {",
+		amp_level_confidence(lv));
+	param(out, lv->kind == AMP_KIND_CACHE ? "line_size" : "page_size", &lv->line, NULL, ", ");
+	param(out, "associativity", &lv->assoc, NULL, ", ");
+	param(out, "way_size", &lv->way, NULL, ", ");
+	param(out, lv->kind == AMP_KIND_CACHE ? "size" : "entries", &lv->size, NULL, ", ");
+	if (lv->kind == AMP_KIND_CACHE) {
+		param(out, "effective_size", &lv->effective_size, NULL, ", ");
+		param(out, "write_allocate", &lv->write_allocate, NULL, ", ");
+		param(out, "inclusion", &lv->inclusion, amp_inclusion_names, ", ");
+		param(out, "unified", &lv->unified, NULL, ", ");
+	}
+	param(out, "replacement", &lv->replacement, amp_policy_names, "}}");
+}
+
+void amp_emit_json_levels(const struct amp_report *r, FILE *out)
+{
+	const struct amp_ctx *c = r->hier;
+
+	if (!c) {
+		fputs("  \"caches\": null, \"tlbs\": null, \"characterisation_reason\": ", out);
+		amp_json_string(out, r->hier_missing[0] ? r->hier_missing : "not asked for");
+		fputs(",\n", out);
+		return;
+	}
+	fprintf(out, "  \"characterisation\": {\"method\": \"counters\", \"backend\": \"%s\", "
+		"\"votes\": %u, \"reps\": %u, \"accesses\": %llu},\n", c->backend->name, c->votes,
+		c->reps, (unsigned long long)c->accesses);
+	for (int kind = AMP_KIND_CACHE; kind <= AMP_KIND_TLB; kind++) {
+		int first = 1;
+
+		fprintf(out, "  \"%s\": [", kind == AMP_KIND_CACHE ? "caches" : "tlbs");
+		for (int i = 0; i < c->nlv; i++) {
+			const struct amp_level *lv = &c->lv[i];
+
+			if ((int)lv->kind != kind || !lv->selected)
+				continue;
+			emit_level(out, lv, first);
+			first = 0;
+		}
+		fputs(first ? "],\n" : "\n  ],\n", out);
+	}
 }

@@ -134,7 +134,7 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 	fprintf(out, "\nCaches measured with counters (%s backend, %u votes of the minimum of %u runs):\n",
 		c->backend->name, c->votes, c->reps);
 	fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %6s\n", "level", "line", "size",
-		"effective", "ways", "write", "policy", "inclusion", "L2 kind", "conf");
+		"effective", "ways", "write", "policy", "inclusion", "kind", "conf");
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
 
@@ -150,17 +150,20 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 			lv->fully_associative ? "full" : cell(&lv->assoc, 0, e, sizeof e),
 			name_cell(&lv->write_allocate, yes_no_write, 2, f, sizeof f),
 			name_cell(&lv->replacement, amp_policy_names, 5, g, sizeof g),
-			name_cell(&lv->inclusion, amp_inclusion_names, 3, h, sizeof h),
-			lv->level == 1 ? "-" : name_cell(&lv->unified, unified_names, 2, k, sizeof k),
+			lv->level == 1 ? "-" : name_cell(&lv->inclusion, amp_inclusion_names, 3, h, sizeof h),
+			name_cell(&lv->unified, unified_names, 2, k, sizeof k),
 			100.0 * amp_level_confidence(lv));
 	}
-	fprintf(out, "\nTLBs measured with counters:\n");
-	fprintf(out, "  %-5s %9s %8s %6s %8s %6s\n", "level", "page", "entries", "ways", "policy", "conf");
-	for (int i = 0; i < c->nlv; i++) {
+	for (int i = 0, header = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
 
 		if (lv->kind != AMP_KIND_TLB || !lv->selected)
 			continue;
+		if (!header++) {
+			fprintf(out, "\nTLBs measured with counters:\n");
+			fprintf(out, "  %-5s %9s %8s %6s %8s %6s\n", "level", "page", "entries", "ways",
+				"policy", "conf");
+		}
 		if (!lv->counted) {
 			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
 			continue;
@@ -183,7 +186,9 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
 			if (ps[j]->known && !ps[j]->inconclusive)
 				continue;
-			if (!ps[j]->reason[0])
+			/* Self-evident gaps need no line of their own. */
+			if (!ps[j]->reason[0] || (lv->level == 1 && ps + j == &ps[7]) ||
+			    (lv->side == AMP_SIDE_INSN && ps + j == &ps[5]))
 				continue;
 			fprintf(out, "  %s %s: %s", lv->name, amp_param_names[j], ps[j]->reason);
 			if (ps[j]->nvotes) {

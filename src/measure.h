@@ -110,6 +110,9 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
  * amp_evictors_usable(lv). */
 int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
 			 uint64_t n, uint64_t base, uint64_t far);
+/* Spacing of the evictors: the way size above (or this level's line,
+ * when larger); the way size here must be at least twice it. */
+uint64_t amp_evictor_step(const struct amp_level *lv);
 /* Whether the level above is known well enough to evict from it. */
 int amp_evictors_usable(const struct amp_level *lv);
 
@@ -135,6 +138,8 @@ void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_para
 /* The plan operation that probes lv (loads or instruction fetches). */
 enum amp_op amp_level_op(const struct amp_level *lv);
 
+/* Whether name is a level amp knows (L1d L1i L2 L3 L4 DTLB ITLB STLB). */
+int amp_level_name_valid(const char *name);
 /* Finds the levels the backend can count on host; a level named in
  * `only` (e.g. "L2", NULL for all) and the levels above it are selected.
  * 0, or -1 with err (unknown level name). */
@@ -143,6 +148,8 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len);
 /* Runs every module on every selected level, in module-table order. */
 int amp_characterise(struct amp_ctx *c, char *err, size_t len);
+/* The same, stopping after the module named `last` (for tests). */
+int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len);
 
 /* Modules: one file each, one descriptor each, listed in modules.c. */
 #define AMP_MODULE_MAX_FILLS 4

@@ -98,10 +98,18 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	uint64_t base = vote_base(lv, v), lo = unit, hi = stride_max(lv);
 	int yes;
 
+	/* With evictors the way size is at least twice the one above (and
+	 * shorter strides would put test lines among the evictors' sets). */
+	if (search.evict)
+		lo = 2 * amp_evictor_step(lv);
 	if (thrash(c, lv, base, lo, n, &yes, err, len) < 0)
 		return -1;
-	if (yes) {
+	if (yes && !search.evict) {
 		*value = (int64_t)lo; /* one set: fully associative */
+		return 0;
+	}
+	if (yes) {
+		*value = (int64_t)lo;
 		return 0;
 	}
 	if (thrash(c, lv, base, hi, n, &yes, err, len) < 0)

@@ -7,9 +7,17 @@
 
 extern const struct amp_module amp_module_line;
 extern const struct amp_module amp_module_assoc;
+extern const struct amp_module amp_module_inclusion;
+extern const struct amp_module amp_module_replacement;
+extern const struct amp_module amp_module_write;
+extern const struct amp_module amp_module_unified;
 
 const struct amp_module *const amp_modules[] = {
 	&amp_module_line,
 	&amp_module_assoc,
+	&amp_module_inclusion,
+	&amp_module_replacement,
+	&amp_module_write,
+	&amp_module_unified,
 	NULL
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "measure.h"
 #include "options.h"
 #include "util.h"
 
@@ -139,8 +140,9 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		} else if (is(c, "counters")) {
 			cfg->counters = 1;
 		} else if (is(c, "level")) {
-			if (!*optarg)
-				return bad_value(err, len, "level", optarg, "expected a level name such as L1d or L2");
+			if (!amp_level_name_valid(optarg))
+				return bad_value(err, len, "level", optarg,
+						 "expected L1d, L1i, L2, L3, L4, DTLB, ITLB or STLB");
 			cfg->level = optarg;
 		} else if (is(c, "votes")) {
 			if (amp_parse_uint(optarg, 1, MAX_VOTES, &u) < 0)

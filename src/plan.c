@@ -66,6 +66,53 @@ int amp_plan_add_random_cycle(struct amp_plan *p, uint64_t stride, size_t n, uin
 	return i;
 }
 
+/* Fisher-Yates over v[0..n-1]. */
+static void shuffle(uint64_t *v, size_t n, struct amp_rng *rng)
+{
+	for (size_t k = n; k > 1; k--) {
+		size_t j = amp_rng_below(rng, k);
+		uint64_t t = v[k - 1];
+
+		v[k - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+int amp_plan_add_block_cycle(struct amp_plan *p, uint64_t stride, size_t n, size_t block,
+			     uint64_t seed)
+{
+	int i = plan_new_seq(p, n);
+	size_t nb, k = 0;
+	uint64_t *order;
+	struct amp_rng rng;
+
+	if (i < 0)
+		return -1;
+	if (block == 0)
+		block = 1;
+	nb = (n + block - 1) / block;
+	order = malloc(nb * sizeof *order);
+	if (!order) {
+		free(p->seq[i].off);
+		p->nseq--;
+		return -1;
+	}
+	amp_rng_seed(&rng, seed);
+	for (size_t b = 0; b < nb; b++)
+		order[b] = b;
+	shuffle(order, nb, &rng);
+	for (size_t b = 0; b < nb; b++) {
+		size_t first = (size_t)order[b] * block, end = first + block < n ? first + block : n;
+		uint64_t *v = p->seq[i].off + k;
+
+		for (size_t s = first; s < end; s++)
+			p->seq[i].off[k++] = s * stride;
+		shuffle(v, end - first, &rng);
+	}
+	free(order);
+	return i;
+}
+
 int amp_plan_add_pass(struct amp_plan *p, int seq, enum amp_op op, unsigned times, int measured)
 {
 	struct amp_pass *ps;

@@ -47,6 +47,12 @@ int amp_plan_add_strided(struct amp_plan *p, uint64_t start, uint64_t stride, si
 /* Sequence over n slots of `stride` bytes visited in a random cyclic
  * order from a seeded generator (defeats stride prefetchers). */
 int amp_plan_add_random_cycle(struct amp_plan *p, uint64_t stride, size_t n, uint64_t seed);
+/* The same n slots visited block by block: blocks of `block` slots in
+ * a random order, the slots of each in a random order (no stride for a
+ * prefetcher, yet each page is done with before the next: few TLB
+ * misses, and locality for the simulator). */
+int amp_plan_add_block_cycle(struct amp_plan *p, uint64_t stride, size_t n, size_t block,
+			     uint64_t seed);
 int amp_plan_add_pass(struct amp_plan *p, int seq, enum amp_op op, unsigned times, int measured);
 /* Checks the plan is runnable; 0, or -1 with the reason. */
 int amp_plan_check(const struct amp_plan *p, char *err, size_t len);

@@ -11,7 +11,7 @@ expect_status 0 "--version"
 has "$out" "amp 0." "--version prints the version"
 
 # Bad input: one line on stderr, status 2, nothing on stdout.
-for args in "--nosuch" "--reps=0" "--reps=abc" "--max-size=1K" "--backend=foo" "--sim=" \
+for args in "--level=L9" "--level=" "--votes=0" "--votes=65" "--votes=x" "--nosuch" "--reps=0" "--reps=abc" "--max-size=1K" "--backend=foo" "--sim=" \
 	    "--sim=L9:size=1K" "--sim=L1d:size=16K,assoc=x;L1i:size=16K" "--sim=nosuchpreset" \
 	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--backend=sim" "stray"; do
 	# shellcheck disable=SC2086
@@ -87,6 +87,45 @@ if command -v python3 >/dev/null 2>&1; then
 else
 	ok 0 "# SKIP python3 not installed"
 fi
+
+# Counter-driven characterisation.
+run --list-backends
+if echo "$out" | grep -Eq '^(perf|papi) +usable'; then
+	ok 0 "# SKIP this machine has usable counters: --counters would run"
+else
+	run --counters
+	expect_status 3 "--counters without usable counters"
+	has "$err" "needs miss counters" "and says so"
+	one_line "$err" "in one line"
+	run --level=L2 --counters
+	expect_status 3 "--level=L2 --counters without usable counters"
+fi
+run --sim=pii-233 --counters --json --max-size=64K
+expect_status 0 "--sim=pii-233 --counters --json"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = {x["name"]: x for x in d["caches"]}
+t = {x["name"]: x for x in d["tlbs"]}
+assert (c["L1d"]["line_size"], c["L1d"]["size"], c["L1d"]["associativity"]) == (32, 16384, 4)
+assert (c["L2"]["line_size"], c["L2"]["size"], c["L2"]["associativity"]) == (32, 524288, 4)
+assert c["L2"]["type"] == "unified" and c["L2"]["inclusion"] == "nine"
+assert c["L1d"]["replacement"] == "lru" and c["L1d"]["write_allocate"] is True
+assert t["DTLB"]["method"] is None and "N/C" in t["DTLB"]["reason"]
+assert (t["ITLB"]["page_size"], t["ITLB"]["entries"], t["ITLB"]["associativity"]) == (4096, 32, 4)
+assert c["L1d"]["parameters"]["line_size"]["votes"] == [32] * 8
+'
+	ok $? "JSON caches and tlbs match pii-233 (AMP Table 1), DTLB N/C with a reason"
+else
+	ok 0 "# SKIP python3 not installed"
+fi
+run --sim=pii-233 --level=L2 --counters
+expect_status 0 "--sim=pii-233 --level=L2 --counters"
+echo "$out" | grep -q '^  L2 ' && echo "$out" | grep -q '^  L1d ' && ! echo "$out" | grep -q '^  L1i '
+ok $? "--level=L2 measures L2 and L1d above it, not L1i"
+! echo "$out" | grep -q "Measured load latency"
+ok $? "--level skips the latency sweep"
 
 # The real machine, briefly, with a fake sysfs.
 mkdir -p "$TMPD/sys/index0"

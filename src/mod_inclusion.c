@@ -1,0 +1,630 @@
+/* mod_inclusion.c - how a cache level relates to the level above it on
+ * the data side (inclusive, exclusive or neither: NINE), and the own
+ * share of an exclusive level, which assoc saw together with the levels
+ * above (X-Ray 4.4: C1+C2).
+ *
+ * The tests follow one line X per set over S sets at once (hundreds of
+ * misses in all); every other line is new after a flush, so it misses
+ * everywhere exactly once, whatever the policy, and drops out of a
+ * difference of two plans.  "Lines of X's set here" are X plus odd
+ * multiples of W (this level's way size): in X's set here and in every
+ * level above whose W divides W, never in X's set of a level below.
+ *
+ *  - Exclusive: cyclic walks of T lines (T = ways as this level's counter
+ *    sees them), each line pushed out of the level above after its
+ *    access (amp_plan_add_evicted).  NINE or inclusive: the T lines fit
+ *    here.  Exclusive: only T minus the ways above are its own: thrash.
+ *    Needs W >= 2 W above (the pushers must miss X's set here).
+ *  - Inclusive: X is kept above by touching it every g lines (g + 1 fit a
+ *    set there) while lines of X's set here stream past; when this level
+ *    evicts X an inclusive one takes it from above too, and the next
+ *    touch misses above.  A control plan streams its lines one way size
+ *    above further (same sets above, another set here), so back-
+ *    invalidation is the only difference; its count also tells whether X
+ *    was kept at all (not under FIFO above: then the bypass test runs).
+ *  - Bypass: when W here is below 2 W above every data line of X's set
+ *    here passes X's set above, so lines that skip it do the work: data
+ *    lines when W above >= 2 W here, else instruction lines through L1i
+ *    into a unified level.  X, bypass lines, X: its last touch misses
+ *    above only under inclusion.  X, bypass lines, lines that push X out
+ *    above, X: it hits here only under exclusion (it came down as a
+ *    victim; NINE and inclusive ones lost it to the bypass lines).  X,
+ *    pushers, instruction lines, X checks first that instruction lines
+ *    reach this level at all.
+ *
+ * An exclusive level's own ways are T - T_up and its own size those ways
+ * times its own W (assoc measured max(W, W above); when that equals W
+ * above, own_way_vote looks for a smaller one); its effective size adds
+ * the effective size of the level above.  Others: effective size = size.
+ *
+ * Limits: exclusion is only told with the level above's line size (the
+ * simulator's victims of other sizes, and the line module, see the line
+ * of the level above).  A split level whose way size is below twice the
+ * one above: unknown.  Fewer than MIN_SETS sets below the smallest way
+ * size involved (POWER3's 4-set L1d): unknown.  Random replacement above
+ * may leave the bypass tests unknown.  An inclusive level with fewer ways
+ * than the one above also masks that one's assoc (back-invalidation). */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "measure.h"
+
+#define HUGE_STRIDE (1ULL << 30)  /* the evicted walk: one set of every level */
+#define MAX_SETS 128              /* experiments per plan */
+#define MIN_SETS 8
+#define MAX_GROUPS (AMP_PLAN_MAX_SEQ - 1) /* line groups between touches of X */
+#define CODE_SPAN (1ULL << 26)    /* jumps must reach (aarch64: +-128 MiB) */
+#define MAX_PHASES (2 + 2 * MAX_GROUPS)
+
+enum method { M_NONE, M_EVICT, M_RETOUCH, M_BYPASS_DATA, M_BYPASS_CODE };
+
+/* One pass over every experiment: X, or n new data or instruction lines
+ * per experiment at X + shift + odd multiples of mult. */
+enum phase_kind { PH_X, PH_DATA, PH_CODE };
+struct phase {
+	enum phase_kind kind;
+	uint64_t n, shift, mult;
+};
+
+/* Where the experiments sit: X_j = base_j, j < s. */
+struct layout {
+	uint64_t unit;  /* the largest line involved */
+	uint64_t nbase; /* bases below the smallest way size involved */
+	uint64_t first; /* this vote's first base */
+	uint64_t s;     /* experiments */
+};
+
+/* How each question is asked of a level (see choose()). */
+struct methods {
+	enum method excl, incl;
+	enum method bypass;         /* lines that bypass X's set above, if any */
+	uint64_t g, r;              /* re-touch: lines between touches, groups */
+	char why[AMP_REASON_LEN];   /* why a question cannot be asked */
+};
+
+static int is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static uint64_t w_of(const struct amp_level *lv)
+{
+	return (uint64_t)lv->way.value;
+}
+
+static int level_known(const struct amp_level *a)
+{
+	return a->counted && a->line.known && a->way.known && !a->way.inconclusive &&
+	       a->thrash_ways > 0 && is_pow2(w_of(a));
+}
+
+static const struct amp_level *find_l1i(const struct amp_ctx *c)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].kind == AMP_KIND_CACHE && c->lv[i].side == AMP_SIDE_INSN &&
+		    c->lv[i].level == 1)
+			return &c->lv[i];
+	return NULL;
+}
+
+/* Lines one set of the levels above lv holds at most: X, touched every
+ * that many minus one misses, never leaves them all at once. */
+static uint64_t ways_above(const struct amp_level *lv)
+{
+	uint64_t t = 0;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if ((uint64_t)a->thrash_ways > t)
+			t = (uint64_t)a->thrash_ways;
+	return t;
+}
+
+/* Instruction lines that overflow X's set here whatever L1i keeps,
+ * twice over (random replacement here loses X too, only later). */
+static uint64_t code_lines(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	const struct amp_level *l1i = find_l1i(c);
+	uint64_t ti = l1i && l1i->thrash_ways > 0 ? (uint64_t)l1i->thrash_ways
+						   : (uint64_t)lv->thrash_ways;
+
+	return 2 * (uint64_t)lv->thrash_ways + ti;
+}
+
+static int code_usable(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	const struct amp_level *up = lv->above;
+
+	if (up->level != 1 || up->side != AMP_SIDE_DATA) {
+		snprintf(why, len, "instruction lines pass %s too", up->name);
+		return 0;
+	}
+	if ((2 * code_lines(c, lv) + 1) * w_of(lv) > CODE_SPAN) {
+		snprintf(why, len, "its way size is too large for jumps between instruction lines");
+		return 0;
+	}
+	return 1;
+}
+
+/* The re-touch test: X touched every g lines (g + 1 fit a set above),
+ * r groups of them overflow X's set here, twice where the plan allows
+ * (random replacement here evicts X too, only later). */
+static int retouch_shape(const struct amp_level *lv, struct methods *m, char *why, size_t len)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t tl = (uint64_t)lv->thrash_ways, ta = ways_above(lv);
+
+	if (w_of(lv) % (2 * w_of(up))) {
+		snprintf(why, len, "its way size is below twice %s's", up->name);
+		return -1;
+	}
+	if (ta < 2) {
+		snprintf(why, len, "the levels above hold one line per set: none keeps a line while others pass");
+		return -1;
+	}
+	m->g = ta - 1;
+	if ((tl + m->g) / m->g > MAX_GROUPS) {
+		snprintf(why, len, "%llu ways here need more than %d touches of a line kept above",
+			 (unsigned long long)tl, MAX_GROUPS);
+		return -1;
+	}
+	m->r = (2 * tl + m->g - 1) / m->g;
+	if (m->r > MAX_GROUPS)
+		m->r = MAX_GROUPS;
+	return 0;
+}
+
+static void choose(const struct amp_ctx *c, const struct amp_level *lv, struct methods *m)
+{
+	uint64_t wl = w_of(lv), wu = w_of(lv->above);
+	char why_r[AMP_REASON_LEN], why_c[AMP_REASON_LEN] = "";
+	int code = code_usable(c, lv, why_c, sizeof why_c);
+
+	memset(m, 0, sizeof *m);
+	if (wu % (2 * wl) == 0)
+		m->bypass = M_BYPASS_DATA;
+	else if (code)
+		m->bypass = M_BYPASS_CODE;
+	m->excl = wl % (2 * wu) == 0 && amp_evictors_usable(lv) ? M_EVICT : m->bypass;
+	m->incl = retouch_shape(lv, m, why_r, sizeof why_r) == 0 ? M_RETOUCH : m->bypass;
+	if (m->incl == M_NONE)
+		snprintf(m->why, sizeof m->why, "%s, no data line bypasses %s's set and %s",
+			 why_r, lv->above->name, why_c);
+	if (m->excl == M_NONE)
+		snprintf(m->why, sizeof m->why,
+			 "the way size (%llu) is below twice %s's (%llu) and no line bypasses its set (%s)",
+			 (unsigned long long)wl, lv->above->name, (unsigned long long)wu, why_c);
+}
+
+/* Bases stay below every way size involved, so each experiment has its
+ * own set in every level and the lines of one never meet another's. */
+static void layout_init(struct layout *l, const struct amp_level *lv, unsigned v)
+{
+	uint64_t wmin = w_of(lv);
+
+	l->unit = (uint64_t)lv->line.value;
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (a->line.known && (uint64_t)a->line.value > l->unit)
+			l->unit = (uint64_t)a->line.value;
+		if (a->way.known && w_of(a) < wmin)
+			wmin = w_of(a);
+	}
+	l->nbase = wmin / l->unit;
+	l->s = l->nbase < MAX_SETS ? l->nbase : MAX_SETS;
+	l->first = l->nbase ? (uint64_t)v * l->s % l->nbase : 0;
+}
+
+static uint64_t base_of(const struct layout *l, uint64_t j)
+{
+	return (l->first + j) % l->nbase * l->unit;
+}
+
+/* Plan: flush, then the phases, all measured (the last one left out
+ * unless `last`).  Every data line is new (slot), so it misses once
+ * everywhere; X is one sequence walked by every X phase. */
+static int build(struct amp_plan *p, const struct layout *l, const struct phase *ph, int nph,
+		 int last)
+{
+	uint64_t slot = 0, top = 0;
+	int xseq = -1;
+
+	amp_plan_init(p, "inclusion", 1);
+	p->huge = 1; /* lower caches are physically indexed */
+	if (amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0) < 0)
+		return -1;
+	for (int i = 0; i < nph && (last || i < nph - 1); i++) {
+		const struct phase *f = &ph[i];
+		uint64_t per = f->kind == PH_X ? 1 : f->n, k = 0, *off;
+		/* Instruction lines have their own address space. */
+		uint64_t s0 = f->kind == PH_CODE ? 0 : slot;
+		enum amp_op op = f->kind == PH_CODE ? AMP_OP_IFETCH : AMP_OP_LOAD;
+		int seq;
+
+		if (f->kind == PH_X && xseq >= 0) {
+			if (amp_plan_add_pass(p, xseq, AMP_OP_LOAD, 1, 1) < 0)
+				return -1;
+			continue;
+		}
+		off = malloc(l->s * per * sizeof *off);
+		if (!off)
+			return -1;
+		for (uint64_t j = 0; j < l->s; j++) {
+			uint64_t b = base_of(l, j);
+
+			if (f->kind == PH_X)
+				off[k++] = b;
+			else
+				for (uint64_t m = 0; m < f->n; m++)
+					off[k++] = b + f->shift + (2 * (s0 + m) + 1) * f->mult;
+		}
+		for (uint64_t m = 0; m < k; m++)
+			if (off[m] > top)
+				top = off[m];
+		seq = amp_plan_add_seq(p, off, k);
+		free(off);
+		if (seq < 0 || amp_plan_add_pass(p, seq, op, 1, 1) < 0)
+			return -1;
+		if (f->kind == PH_X)
+			xseq = seq;
+		else if (f->kind == PH_DATA)
+			slot += f->n;
+	}
+	p->region = top + l->unit;
+	return 0;
+}
+
+static int measure(struct amp_ctx *c, const struct layout *l, const struct phase *ph, int nph,
+		   int last, enum amp_event ev, double *misses, char *err, size_t len)
+{
+	struct amp_plan p;
+	int rc;
+
+	if (build(&p, l, ph, nph, last) < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "out of memory for an inclusion plan");
+		return -1;
+	}
+	rc = amp_count(c, &p, ev, misses, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* Misses of ev per experiment that the last phase (a touch of X) adds. */
+static int last_touch(struct amp_ctx *c, const struct layout *l, const struct phase *ph, int nph,
+		      enum amp_event ev, double *per, char *err, size_t len)
+{
+	double with, without;
+
+	if (measure(c, l, ph, nph, 1, ev, &with, err, len) < 0 ||
+	    measure(c, l, ph, nph, 0, ev, &without, err, len) < 0)
+		return -1;
+	*per = (with - without) / (double)l->s;
+	return 0;
+}
+
+/* The phases of the bypass tests: X, then lines that overflow X's set
+ * here without passing X's set above. */
+static void bypass_lines(const struct amp_ctx *c, const struct amp_level *lv, int code,
+			struct phase *f)
+{
+	f->shift = 0;
+	f->mult = w_of(lv);
+	if (code) {
+		f->kind = PH_CODE;
+		f->n = code_lines(c, lv);
+	} else {
+		f->kind = PH_DATA;
+		f->n = 2 * (uint64_t)lv->thrash_ways + (uint64_t)lv->above->thrash_ways;
+	}
+}
+
+/* Lines that push X out of the level above (its set there and here):
+ * twice its ways (random replacement), but fewer than T here, so that
+ * under exclusion the victims after X leave it in this level's own ways. */
+static struct phase pushers(const struct amp_level *lv)
+{
+	uint64_t wl = w_of(lv), wu = w_of(lv->above), tu = (uint64_t)lv->above->thrash_ways;
+	uint64_t n = 2 * tu < (uint64_t)lv->thrash_ways ? 2 * tu : (uint64_t)lv->thrash_ways - 1;
+	struct phase f = { PH_DATA, n > tu ? n : tu, 0, wl > wu ? wl : wu };
+
+	return f;
+}
+
+/* Whether instruction lines reach this level: X pushed down from L1d,
+ * then instruction lines through X's set here; X misses here only if
+ * they took its place. */
+static int code_reaches(struct amp_ctx *c, struct amp_level *lv, const struct layout *l,
+			char *err, size_t len)
+{
+	struct phase ph[4] = { { PH_X, 0, 0, 0 } };
+	double d;
+
+	ph[1] = pushers(lv);
+	bypass_lines(c, lv, 1, &ph[2]);
+	ph[3] = ph[0];
+	if (last_touch(c, l, ph, 4, lv->ev, &d, err, len) < 0)
+		return -1;
+	if (d < 0.5) {
+		snprintf(err, len, "instruction lines did not take a data line's place in %s (a split level, or random replacement in %s?), and its way size leaves no data-only test",
+			 lv->name, lv->above->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Exclusive: T lines, each pushed out of the level above, thrash. */
+static int excl_evict(struct amp_ctx *c, struct amp_level *lv, unsigned v, int *yes,
+		      char *err, size_t len)
+{
+	uint64_t base = (uint64_t)lv->line.value * (v % 64);
+	double rate;
+
+	if (amp_cyclic_rate_ex(c, lv, base, HUGE_STRIDE, (uint64_t)lv->thrash_ways, 1, HUGE_STRIDE,
+			       &rate, err, len) < 0)
+		return -1;
+	*yes = amp_thrashes(rate);
+	return 0;
+}
+
+/* Exclusive: X, lines past X's set here, X pushed out above, X again:
+ * it hits here only if it came down as a victim. */
+static int excl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int code,
+		       int *yes, char *err, size_t len)
+{
+	struct phase ph[4] = { { PH_X, 0, 0, 0 } };
+	double d;
+
+	if (code && code_reaches(c, lv, l, err, len) < 0)
+		return -1;
+	bypass_lines(c, lv, code, &ph[1]);
+	ph[2] = pushers(lv);
+	ph[3] = ph[0];
+	if (last_touch(c, l, ph, 4, lv->ev, &d, err, len) < 0)
+		return -1;
+	*yes = d < 0.5;
+	return 0;
+}
+
+/* Inclusive: X, lines past X's set here, X again: it misses above only
+ * if this level took it from there. */
+static int incl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int code,
+		       int checked, int *yes, char *err, size_t len)
+{
+	struct phase ph[3] = { { PH_X, 0, 0, 0 } };
+	double d;
+
+	bypass_lines(c, lv, code, &ph[1]);
+	ph[2] = ph[0];
+	if (last_touch(c, l, ph, 3, lv->above->ev, &d, err, len) < 0)
+		return -1;
+	*yes = d >= 0.5;
+	/* "Not inclusive" means something only if the lines got here. */
+	if (!*yes && code && !checked && code_reaches(c, lv, l, err, len) < 0)
+		return -1;
+	return 0;
+}
+
+/* Inclusive: X kept above while lines of its set here stream past,
+ * against a control whose lines sit one way size above further (same
+ * sets above, another set here).  *yes is -1 when the control shows X
+ * was not kept (FIFO or random replacement above): then only a miss
+ * more in the test says something. */
+static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct layout *l,
+			const struct methods *m, int *yes, char *err, size_t len)
+{
+	/* Cold: X once, every line once; a kept X adds nothing. */
+	double cold = (double)l->s * (1 + (double)(m->r * m->g));
+	struct phase ph[MAX_PHASES];
+	double test, control;
+	int n = 0;
+
+	ph[n++] = (struct phase){ PH_X, 0, 0, 0 };
+	for (uint64_t k = 0; k < m->r; k++) {
+		ph[n++] = (struct phase){ PH_DATA, m->g, 0, w_of(lv) };
+		ph[n++] = ph[0];
+	}
+	if (measure(c, l, ph, n, 1, lv->above->ev, &test, err, len) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (ph[i].kind == PH_DATA)
+			ph[i].shift = w_of(lv->above);
+	if (measure(c, l, ph, n, 1, lv->above->ev, &control, err, len) < 0)
+		return -1;
+	if ((test - control) / (double)l->s >= 0.5)
+		*yes = 1;
+	else
+		*yes = (control - cold) / (double)l->s < 0.25 ? 0 : -1;
+	return 0;
+}
+
+static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		     char *err, size_t len)
+{
+	struct methods m;
+	struct layout l;
+	int yes = 0;
+
+	choose(c, lv, &m);
+	layout_init(&l, lv, v);
+	if (m.excl == M_EVICT) {
+		if (excl_evict(c, lv, v, &yes, err, len) < 0)
+			return -1;
+	} else if (excl_bypass(c, lv, &l, m.excl == M_BYPASS_CODE, &yes, err, len) < 0) {
+		return -1;
+	}
+	if (yes) {
+		*value = AMP_INCL_EXCLUSIVE;
+		return 0;
+	}
+	if (m.incl == M_NONE) {
+		snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s", m.why);
+		return -1;
+	}
+	if (m.incl == M_RETOUCH) {
+		if (incl_retouch(c, lv, &l, &m, &yes, err, len) < 0)
+			return -1;
+		if (yes < 0 && m.bypass == M_NONE) {
+			snprintf(err, len, "not exclusive; %s did not keep a line touched every %llu misses there (FIFO or random replacement?), and no line bypasses its set",
+				 lv->above->name, (unsigned long long)m.g);
+			return -1;
+		}
+	}
+	if (m.incl != M_RETOUCH || yes < 0) {
+		if (incl_bypass(c, lv, &l, m.bypass == M_BYPASS_CODE, m.excl == M_BYPASS_CODE, &yes,
+				err, len) < 0)
+			return -1;
+	}
+	*value = yes ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+	return 0;
+}
+
+static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why,
+			  size_t len)
+{
+	const struct amp_level *up = lv->above;
+	struct methods m;
+	struct layout l;
+
+	if (lv->level == 1)
+		return 1; /* nothing above it: run says so, and sets its effective size */
+	if (!lv->assoc.known || lv->assoc.inconclusive || !level_known(lv)) {
+		snprintf(why, len, "needs the associativity and way size first");
+		return 0;
+	}
+	if (!up) {
+		snprintf(why, len, "no level above it on the data side");
+		return 0;
+	}
+	if (!level_known(up)) {
+		snprintf(why, len, "needs the ways and way size of %s first", up->name);
+		return 0;
+	}
+	if (lv->fully_associative) {
+		snprintf(why, len, "fully associative: no sets to repeat the test over");
+		return 0;
+	}
+	layout_init(&l, lv, 0);
+	if (l.nbase < MIN_SETS) {
+		snprintf(why, len, "fewer than %d sets below the smallest way size involved", MIN_SETS);
+		return 0;
+	}
+	choose(c, lv, &m);
+	if (m.excl == M_NONE) {
+		snprintf(why, len, "cannot tell exclusion: %s", m.why);
+		return 0;
+	}
+	return 1;
+}
+
+static void effective_is_size(struct amp_level *lv)
+{
+	if (lv->size.known && !lv->size.inconclusive)
+		amp_param_derived(&lv->effective_size, lv->size.value, &lv->size);
+	else
+		amp_param_unknown(&lv->effective_size, "needs the size first");
+}
+
+/* An exclusive level seen with the level above through one stride W
+ * that is also the way size above may have a smaller way of its own.
+ * Lines s < W apart fill W_up/s sets above and max(1, W_own/s) here:
+ * (W_up/s) T_up + own + 1 of them thrash iff W_own <= s, so W_own is
+ * twice the largest s at which they fit. */
+static int own_way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			char *err, size_t len)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t unit = (uint64_t)lv->line.value, wu = w_of(up), tu = (uint64_t)up->thrash_ways;
+	uint64_t own = (uint64_t)(lv->thrash_ways - up->thrash_ways), s;
+	uint64_t base = unit * (v % 64);
+	double rate;
+
+	if ((uint64_t)up->line.value > unit)
+		unit = (uint64_t)up->line.value;
+	for (s = w_of(lv) / 2; s >= unit; s /= 2) {
+		if (amp_cyclic_rate(c, lv, base, s, wu / s * tu + own + 1, &rate, err, len) < 0)
+			return -1;
+		if (!amp_thrashes(rate))
+			break;
+	}
+	*value = (int64_t)(2 * s);
+	return 0;
+}
+
+/* An exclusive level's counter saw it together with the levels above:
+ * its own ways are what the level above does not account for. */
+static void own_share(struct amp_ctx *c, struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+	int64_t tu = up->thrash_ways, own = lv->thrash_ways - tu, w = lv->way.value, above;
+	char why[AMP_REASON_LEN] = "";
+
+	if (own < 1)
+		snprintf(why, sizeof why, "exclusive, but its counter saw no more ways than %s's: its own share is unknown",
+			 up->name);
+	else if (w % up->way.value)
+		snprintf(why, sizeof why, "exclusive, seen together with %s, whose way size does not divide this level's: its own share is unknown",
+			 up->name);
+	if (why[0]) {
+		amp_param_unknown(&lv->assoc, "%s", why);
+		amp_param_unknown(&lv->size, "%s", why);
+		amp_param_unknown(&lv->effective_size, "%s", why);
+		return;
+	}
+	lv->assoc.value = own;
+	for (int i = 0; i < lv->assoc.nvotes; i++)
+		if (lv->assoc.votes[i] > tu)
+			lv->assoc.votes[i] -= tu;
+	if (w == up->way.value) {
+		struct amp_param way;
+
+		amp_vote(c, lv, own_way_vote, &way);
+		if (!way.known || way.inconclusive) {
+			snprintf(why, sizeof why, "exclusive: its own way size is unknown (%s)", way.reason);
+			amp_param_unknown(&lv->size, "%s", why);
+			amp_param_unknown(&lv->effective_size, "%s", why);
+			lv->way = way;
+			return;
+		}
+		if (way.value != w) {
+			lv->way = way;
+			w = way.value;
+			lv->fully_associative = w == lv->line.value;
+		} else {
+			lv->way.accesses += way.accesses;
+		}
+	}
+	lv->size.value = own * w;
+	if (lv->way.confidence < lv->size.confidence)
+		lv->size.confidence = lv->way.confidence;
+	above = up->effective_size.known ? up->effective_size.value : up->size.value;
+	amp_param_derived(&lv->effective_size, own * w + above, &lv->size);
+	if (lv->inclusion.confidence < lv->effective_size.confidence)
+		lv->effective_size.confidence = lv->inclusion.confidence;
+}
+
+static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	if (lv->level == 1) {
+		amp_param_unknown(&lv->inclusion, "nothing above it");
+		effective_is_size(lv);
+		return 0;
+	}
+	amp_vote(c, lv, incl_vote, &lv->inclusion);
+	if (!lv->inclusion.known || lv->inclusion.inconclusive)
+		amp_param_unknown(&lv->effective_size, "needs the inclusion first (%s)",
+				  lv->inclusion.reason);
+	else if (lv->inclusion.value == AMP_INCL_EXCLUSIVE)
+		own_share(c, lv);
+	else
+		effective_is_size(lv);
+	return 0;
+}
+
+const struct amp_module amp_module_inclusion = {
+	.name = "inclusion",
+	.summary = "inclusion relative to the level above (NINE, inclusive, exclusive) and an exclusive level's own share",
+	.kinds = 1u << AMP_KIND_CACHE,
+	.fills = { AMP_FILLS(inclusion), AMP_FILLS(effective_size) },
+	.supported = incl_supported,
+	.run = incl_run,
+};

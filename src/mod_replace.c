@@ -1,0 +1,668 @@
+/* mod_replace.c - replacement policy of caches and TLBs (AMP 3.5): lru,
+ * tree plru, fifo or random.
+ *
+ * AMP fills a set, touches all its lines but one again, brings in one
+ * more and looks which line left: a deterministic policy always evicts
+ * the same one, random replacement any.  Here a round in one set of `a`
+ * ways (as the level's counter sees them) is
+ *   a fresh lines w0..w(a-1)  after a misses into a full set, lru, plru
+ *                             and fifo hold exactly these lines, in a
+ *                             state that owes nothing to what came before
+ *   retouches rho of them     hits for every deterministic policy
+ *   one more fresh line       evicts the policy's victim
+ *   one probe                 of the line hypothesis h names as victim
+ * and one plan per hypothesis runs such rounds over many sets.  Every
+ * line is cold when a plan starts, so under a deterministic policy T the
+ * plan of h misses once per distinct line, plus once per round iff
+ * h == T.  Random replacement also loses retouched lines: every plan
+ * then shows unexplained misses.  rho is chosen when the plans are built,
+ * with tiny models of one set, so that the hypotheses' victims differ
+ * pairwise and random replacement (a Monte Carlo of the model) stands
+ * clear of every deterministic answer.  Tree plru needs a power-of-two
+ * number of ways and is lru itself at two.
+ *
+ * Each test access must reach the level: below another level, evictors
+ * push every test line out of the level above.  A counter that sees more
+ * ways than the level above has may see an exclusive pair (a victim cache
+ * and the level above it, one structure of their summed ways): when the
+ * summed ways thrash with evictors, the pair is tested as one, without
+ * them (lru above lru or fifo is lru; a pair of other policies fits no
+ * answer).  Undecided, with the reason: direct-mapped levels, a level
+ * under a random one (evictors leak, a pair looks random), and one with
+ * no more ways than the level above and a way under twice its way (no
+ * evictor can single out its sets).
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "measure.h"
+#include "util.h"
+
+#define MAX_WAYS 4096        /* a round costs about 2a accesses */
+#define MAX_RHO 24           /* retouches per round (level-1 noise grows with them) */
+#define TRIES 64             /* candidate rho per length */
+#define ROUNDS_MIN 32        /* rounds per plan: one probe miss each */
+#define ROUNDS_MAX 128
+#define PLAN_BUDGET (1u << 14) /* measured accesses per plan, evictors included */
+#define MC_ROUNDS 512        /* rounds of random replacement in the model */
+#define TOL 0.4              /* a deterministic answer: every plan within this of 0 or 1 */
+#define RANDOM_MIN 0.5       /* random: every plan at least this many unexplained misses per round */
+#define RANDOM_CLEAR 0.7     /* plan time: random's mean minus 3 sd of a plan's mean */
+
+/* ---- one set: lru, fifo (lists oldest first), tree plru, random ---- */
+
+struct model {
+	enum amp_policy_id pol;
+	int ways, depth, nvalid;
+	int *tag;               /* way -> line id, -1 empty */
+	int *where;             /* line id -> way, -1 absent */
+	int *prev, *next;       /* lru/fifo: ways from oldest (head) to newest */
+	int head, tail;
+	uint8_t *tree;          /* plru: node i (1..ways-1) as the simulator keeps it */
+	struct amp_rng rng;
+};
+
+/* Line ids of a round: 0..a-1 fill the set beforehand, a+i is w_i, 2a the
+ * fresh line that forces the eviction. */
+#define W_ID(a, i) ((a) + (i))
+#define N_ID(a) (2 * (a))
+
+static void model_free(struct model *m)
+{
+	free(m->tag);
+	free(m->where);
+	free(m->prev);
+	free(m->next);
+	free(m->tree);
+}
+
+static void model_reset(struct model *m)
+{
+	for (int i = 0; i < m->ways; i++)
+		m->tag[i] = -1;
+	for (int i = 0; i <= N_ID(m->ways); i++)
+		m->where[i] = -1;
+	memset(m->tree, 0, (size_t)m->ways + 1);
+	m->nvalid = 0;
+	m->head = m->tail = -1;
+}
+
+static int model_init(struct model *m, enum amp_policy_id pol, int ways, uint64_t seed)
+{
+	size_t w = (size_t)ways, ids = 2 * w + 1;
+
+	memset(m, 0, sizeof *m);
+	m->pol = pol;
+	m->ways = ways;
+	while ((1 << m->depth) < ways)
+		m->depth++;
+	m->tag = malloc(w * sizeof *m->tag);
+	m->where = malloc(ids * sizeof *m->where);
+	m->prev = malloc(w * sizeof *m->prev);
+	m->next = malloc(w * sizeof *m->next);
+	m->tree = malloc(w + 1);
+	amp_rng_seed(&m->rng, seed);
+	if (!m->tag || !m->where || !m->prev || !m->next || !m->tree) {
+		model_free(m);
+		return -1;
+	}
+	model_reset(m);
+	return 0;
+}
+
+static void list_unlink(struct model *m, int w)
+{
+	if (m->prev[w] >= 0)
+		m->next[m->prev[w]] = m->next[w];
+	else
+		m->head = m->next[w];
+	if (m->next[w] >= 0)
+		m->prev[m->next[w]] = m->prev[w];
+	else
+		m->tail = m->prev[w];
+}
+
+static void list_push(struct model *m, int w)
+{
+	m->prev[w] = m->tail;
+	m->next[w] = -1;
+	if (m->tail >= 0)
+		m->next[m->tail] = w;
+	else
+		m->head = w;
+	m->tail = w;
+}
+
+static void plru_touch(struct model *m, int way)
+{
+	int node = 1;
+
+	for (int d = m->depth - 1; d >= 0; d--) {
+		int dir = (way >> d) & 1;
+
+		m->tree[node] = (uint8_t)!dir; /* point away from the way just used */
+		node = 2 * node + dir;
+	}
+}
+
+static int plru_victim(const struct model *m)
+{
+	int node = 1, way = 0;
+
+	for (int d = 0; d < m->depth; d++) {
+		int dir = m->tree[node];
+
+		way = 2 * way + dir;
+		node = 2 * node + dir;
+	}
+	return way;
+}
+
+/* Accesses line id: 1 on a miss (the evicted id, or -1, in *out). */
+static int model_access(struct model *m, int id, int *out)
+{
+	int w = m->where[id], old;
+
+	*out = -1;
+	if (w >= 0) {
+		if (m->pol == AMP_POLICY_LRU) {
+			list_unlink(m, w);
+			list_push(m, w);
+		} else if (m->pol == AMP_POLICY_PLRU) {
+			plru_touch(m, w);
+		}
+		return 0;
+	}
+	if (m->nvalid < m->ways) {
+		w = m->nvalid++; /* empty ways first, in way order (nothing is ever invalidated) */
+	} else if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO) {
+		w = m->head;
+		list_unlink(m, w);
+	} else if (m->pol == AMP_POLICY_PLRU) {
+		w = plru_victim(m);
+	} else {
+		w = (int)amp_rng_below(&m->rng, (uint64_t)m->ways);
+	}
+	old = m->tag[w];
+	if (old >= 0)
+		m->where[old] = -1;
+	m->tag[w] = id;
+	m->where[id] = w;
+	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
+		list_push(m, w);
+	else if (m->pol == AMP_POLICY_PLRU)
+		plru_touch(m, w);
+	*out = old;
+	return 1;
+}
+
+/* One round from a set full of older lines; probe < 0: none.  Returns
+ * the misses beyond the a + 1 fresh lines; *victim: the w index the
+ * fresh line evicted (-1: an older line). */
+static int model_round(struct model *m, const int *rho, int nrho, int probe, int *victim)
+{
+	int a = m->ways, extra = 0, out;
+
+	model_reset(m);
+	for (int i = 0; i < a; i++)
+		model_access(m, i, &out);
+	for (int i = 0; i < a; i++)
+		model_access(m, W_ID(a, i), &out);
+	for (int j = 0; j < nrho; j++)
+		extra += model_access(m, W_ID(a, rho[j]), &out);
+	model_access(m, N_ID(a), &out);
+	*victim = out >= a && out < N_ID(a) ? out - a : -1;
+	if (probe >= 0)
+		extra += model_access(m, W_ID(a, probe), &out);
+	return extra;
+}
+
+/* ---- the design of one level's plans ---- */
+
+struct design {
+	int a, npol, evict, combined;
+	enum amp_policy_id pol[3];
+	int victim[3];          /* w index each hypothesis names as evicted */
+	int rho[MAX_RHO], nrho;
+	uint64_t line, unit;    /* line (page) of the level; unit of the vote's base */
+	uint64_t delta, stride; /* between the sets used; between the lines of one set */
+	uint64_t avail;         /* sets reachable */
+	uint64_t per_access;    /* accesses per test access (evictors included) */
+	uint64_t sets, rounds;  /* per plan */
+	double rand_mean[3];    /* random replacement's unexplained misses per round */
+	double last_e[3];       /* the last vote's */
+};
+static _Thread_local struct design design;
+
+static void size_plans(struct design *d, int nrho)
+{
+	uint64_t per_round = (uint64_t)(d->a + nrho + 2) * d->per_access;
+	uint64_t total = PLAN_BUDGET / per_round;
+
+	if (total < ROUNDS_MIN)
+		total = ROUNDS_MIN;
+	if (total > ROUNDS_MAX)
+		total = ROUNDS_MAX;
+	d->sets = d->avail < total ? d->avail : total;
+	d->rounds = (total + d->sets - 1) / d->sets;
+}
+
+/* Whether rho sets the hypotheses' victims apart pairwise; fills victim[]. */
+static int victims_apart(struct design *d, struct model *det, const int *rho, int nrho)
+{
+	for (int h = 0; h < d->npol; h++) {
+		if (model_round(&det[h], rho, nrho, -1, &d->victim[h]) != 0 || d->victim[h] < 0)
+			return 0; /* cannot happen: retouches hit, the victim is a w */
+		for (int g = 0; g < h; g++)
+			if (d->victim[g] == d->victim[h])
+				return 0;
+	}
+	return 1;
+}
+
+/* Whether random replacement stays clear of every deterministic answer:
+ * each plan's unexplained misses per round, less three standard errors
+ * of a plan's mean, at least RANDOM_CLEAR. */
+static int random_clear(struct design *d, struct model *rnd, const int *rho, int nrho)
+{
+	double rounds = (double)(d->sets * d->rounds);
+
+	for (int h = 0; h < d->npol; h++) {
+		double sum = 0, sq = 0, mean, sd;
+		int v;
+
+		for (int t = 0; t < MC_ROUNDS; t++) {
+			double x = model_round(rnd, rho, nrho, d->victim[h], &v);
+
+			sum += x;
+			sq += x * x;
+		}
+		mean = sum / MC_ROUNDS;
+		sd = sqrt(fmax(sq / MC_ROUNDS - mean * mean, 0));
+		d->rand_mean[h] = mean;
+		if (mean - 3 * sd / sqrt(rounds) < RANDOM_CLEAR)
+			return 0;
+	}
+	return 1;
+}
+
+static int occurrences(const int *v, int n, int x)
+{
+	int k = 0;
+
+	for (int j = 0; j < n; j++)
+		k += v[j] == x;
+	return k;
+}
+
+/* Picks the shortest rho (each line retouched at most `most` times) that
+ * sets the victims apart and random replacement clear of them. */
+static int choose_rho(struct design *d, int most, char *why, size_t len)
+{
+	struct model det[3], rnd;
+	struct amp_rng rng;
+	int ok = 0, built = 0, cand[MAX_RHO];
+	int maxlen = d->a * most < MAX_RHO ? d->a * most : MAX_RHO;
+
+	for (built = 0; built < d->npol; built++)
+		if (model_init(&det[built], d->pol[built], d->a, 0) < 0)
+			break;
+	if (built < d->npol || model_init(&rnd, AMP_POLICY_RANDOM, d->a, 0x7265706c ^ (uint64_t)d->a) < 0) {
+		while (built--)
+			model_free(&det[built]);
+		snprintf(why, len, "out of memory for models of a %d-way set", d->a);
+		return -1;
+	}
+	amp_rng_seed(&rng, 0x72686f ^ (uint64_t)d->a);
+	for (int n = 1; n <= maxlen && !ok; n++) {
+		size_plans(d, n);
+		for (int t = 0; t < TRIES && !ok; t++) {
+			int has_w0 = 0;
+
+			/* Random lines, each at most `most` times, w0 among them
+			 * (else lru and fifo would both evict w0). */
+			for (int j = 0; j < n; j++) {
+				int i;
+
+				do
+					i = (int)amp_rng_below(&rng, (uint64_t)d->a);
+				while (occurrences(cand, j, i) >= most);
+				cand[j] = i;
+				has_w0 |= i == 0;
+			}
+			if (!has_w0) {
+				cand[amp_rng_below(&rng, (uint64_t)n)] = 0;
+				if (occurrences(cand, n, 0) > most)
+					continue;
+			}
+			if (!victims_apart(d, det, cand, n) || !random_clear(d, &rnd, cand, n))
+				continue;
+			memcpy(d->rho, cand, (size_t)n * sizeof cand[0]);
+			d->nrho = n;
+			ok = 1;
+		}
+	}
+	for (int h = 0; h < d->npol; h++)
+		model_free(&det[h]);
+	model_free(&rnd);
+	if (!ok)
+		snprintf(why, len, "no retouch order of up to %d accesses sets the policies of a %d-way set apart",
+			 maxlen, d->a);
+	return ok ? 0 : -1;
+}
+
+/* ---- the plans ---- */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Lines (pages) the plan touches: each misses once, cold. */
+static uint64_t distinct_lines(const struct amp_seq *s, uint64_t line, uint64_t *tmp)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		tmp[i] = s->off[i] / line;
+	qsort(tmp, s->n, sizeof *tmp, cmp_u64);
+	for (size_t i = 0; i < s->n; i++)
+		n += i == 0 || tmp[i] != tmp[i - 1];
+	return n;
+}
+
+/* Line i of a round (a: the fresh one), at its next unused word. */
+static uint64_t visit(const struct design *d, uint64_t round_base, int *uses, int i)
+{
+	return round_base + (uint64_t)i * d->stride + 8 * (uint64_t)uses[i]++;
+}
+
+/* The plan of hypothesis h from offset base: per set, a lines that fill
+ * it (cold, so they reach the level unaided; not measured), then the
+ * measured rounds; a line's repeated visits use its next words. */
+static int build_plan(const struct design *d, const struct amp_level *lv, int h, uint64_t base,
+		      struct amp_plan *p, uint64_t *cold, char *err, size_t len)
+{
+	uint64_t a = (uint64_t)d->a, per_set = d->rounds * (a + (uint64_t)d->nrho + 2);
+	uint64_t n = per_set * d->sets, k = 0, top = 0, region, far = 0;
+	uint64_t *test = malloc(n * sizeof *test), *fill = malloc(a * d->sets * sizeof *fill);
+	uint64_t *tmp = NULL;
+	int *uses = malloc(((size_t)a + 1) * sizeof *uses);
+	int seq = -1;
+
+	if (!test || !fill || !uses)
+		goto oom;
+	for (uint64_t s = 0; s < d->sets; s++) {
+		uint64_t sb = base + s * d->delta;
+
+		for (uint64_t i = 0; i < a; i++)
+			fill[s * a + i] = sb + i * d->stride;
+		for (uint64_t r = 0; r < d->rounds; r++) {
+			/* Round r's lines follow the fill lines: a + r(a + 1) on. */
+			uint64_t rb = sb + (a + r * (a + 1)) * d->stride;
+
+			memset(uses, 0, ((size_t)a + 1) * sizeof *uses);
+			for (uint64_t i = 0; i < a; i++)
+				test[k++] = visit(d, rb, uses, (int)i);
+			for (int j = 0; j < d->nrho; j++)
+				test[k++] = visit(d, rb, uses, d->rho[j]);
+			test[k++] = visit(d, rb, uses, d->a);
+			test[k++] = visit(d, rb, uses, d->victim[h]);
+		}
+	}
+	for (uint64_t i = 0; i < n; i++)
+		top = test[i] > top ? test[i] : top;
+	if (d->evict) {
+		uint64_t w = (uint64_t)lv->way.value;
+
+		far = (top / w + 1) * w; /* past every test line, a multiple of W */
+		region = far * (n + 2);
+	} else {
+		region = top + d->line;
+	}
+	amp_plan_init(p, "replacement", region);
+	p->huge = lv->kind == AMP_KIND_CACHE; /* lower caches are physically indexed */
+	if (amp_plan_add_seq(p, fill, (size_t)(a * d->sets)) < 0)
+		goto oom_plan;
+	seq = d->evict ? amp_plan_add_evicted(p, lv, test, n, base, far)
+		       : amp_plan_add_seq(p, test, (size_t)n);
+	if (seq < 0)
+		goto oom_plan;
+	amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(p, 0, amp_level_op(lv), 1, 0);
+	amp_plan_add_pass(p, seq, amp_level_op(lv), 1, 1);
+	tmp = malloc(p->seq[seq].n * sizeof *tmp);
+	if (!tmp)
+		goto oom_plan;
+	*cold = distinct_lines(&p->seq[seq], d->line, tmp);
+	free(tmp);
+	free(test);
+	free(fill);
+	free(uses);
+	return 0;
+oom_plan:
+	amp_plan_free(p);
+oom:
+	free(test);
+	free(fill);
+	free(uses);
+	snprintf(err, len, "%s: out of memory for a plan of %llu accesses", lv->name,
+		 (unsigned long long)n);
+	return -1;
+}
+
+/* One vote: the unexplained misses per round of each hypothesis' plan,
+ * matched against 1 for the true policy's plan and 0 for the others. */
+static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			char *err, size_t len)
+{
+	struct design *d = &design;
+	double e[3], rounds = (double)(d->sets * d->rounds), lowest = INFINITY;
+	uint64_t base;
+
+	/* Each vote starts elsewhere: other sets, or another set above. */
+	if (d->evict)
+		base = (uint64_t)v * d->unit % (uint64_t)lv->above->way.value;
+	else
+		base = (uint64_t)v * d->sets % d->avail * d->delta;
+	for (int h = 0; h < d->npol; h++) {
+		struct amp_plan p;
+		uint64_t cold;
+		double misses;
+		int rc;
+
+		if (build_plan(d, lv, h, base, &p, &cold, err, len) < 0)
+			return -1;
+		rc = amp_count(c, &p, lv->ev, &misses, err, len);
+		amp_plan_free(&p);
+		if (rc < 0)
+			return -1;
+		e[h] = (misses - (double)cold) / rounds;
+		d->last_e[h] = e[h];
+		lowest = fmin(lowest, e[h]);
+	}
+	for (int t = 0; t < d->npol; t++) {
+		double worst = 0;
+
+		for (int h = 0; h < d->npol; h++)
+			worst = fmax(worst, fabs(e[h] - (h == t)));
+		if (worst <= TOL) {
+			*value = d->pol[t];
+			return 0;
+		}
+	}
+	*value = lowest >= RANDOM_MIN ? AMP_POLICY_RANDOM : AMP_POLICY_UNKNOWN;
+	return 0;
+}
+
+static int is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	if (!lv->assoc.known || lv->assoc.inconclusive || !lv->way.known || lv->way.inconclusive ||
+	    lv->thrash_ways < 1) {
+		snprintf(why, len, "needs the associativity and way size first");
+		return 0;
+	}
+	if (lv->thrash_ways == 1) {
+		snprintf(why, len, "direct-mapped: no choice to make");
+		return 0;
+	}
+	if (lv->thrash_ways > MAX_WAYS) {
+		snprintf(why, len, "%d ways: more than the %d a set may have to be filled round by round",
+			 lv->thrash_ways, MAX_WAYS);
+		return 0;
+	}
+	if (lv->line.value / 8 < 3) {
+		snprintf(why, len, "a %lld-byte %s holds too few words to visit it three times in a round",
+			 (long long)lv->line.value, lv->kind == AMP_KIND_TLB ? "page" : "line");
+		return 0;
+	}
+	if (!is_pow2((uint64_t)lv->way.value) || !is_pow2((uint64_t)lv->line.value)) {
+		snprintf(why, len, "needs a power-of-two way size and line");
+		return 0;
+	}
+	if (lv->above && !amp_evictors_usable(lv)) {
+		snprintf(why, len, "the level above (%s) is not characterised: nothing gets the test accesses past it",
+			 lv->above->name);
+		return 0;
+	}
+	return 1;
+}
+
+/* Evict from the level above, or test an exclusive pair as one: 0, or
+ * -1 with the parameter unknown. */
+static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *d, uint64_t *cost)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t wk = (uint64_t)lv->way.value, wj, reach;
+	char err[AMP_REASON_LEN];
+	double rate;
+
+	d->unit = d->line;
+	if (!up)
+		return 0;
+	/* Bases of test lines: whole lines of both levels. */
+	if ((uint64_t)up->line.value > d->unit)
+		d->unit = (uint64_t)up->line.value;
+	if (up->replacement.known && !up->replacement.inconclusive &&
+	    up->replacement.value == AMP_POLICY_RANDOM) {
+		/* Evictors then leave some test lines above, and a pair with
+		 * it looks random whatever this level does. */
+		amp_param_unknown(&lv->replacement,
+				  "%s above replaces at random: nothing makes every test access reach this level",
+				  up->name);
+		return -1;
+	}
+	wj = (uint64_t)up->way.value;
+	reach = wk >= 2 * wj ? wk / (2 * wj) : 0; /* sets of lv one set above covers, evictors aside */
+	if (d->a > up->thrash_ways) {
+		uint64_t before = c->accesses;
+		int rc;
+
+		/* More ways than above: an exclusive pair, if the summed ways
+		 * no longer fit once the level above holds none of them (with
+		 * no evictor to try, assumed: the fit of the answer decides). */
+		if (!reach) {
+			d->combined = 1;
+			return 0;
+		}
+		rc = amp_cyclic_rate_ex(c, lv, 0, wk, (uint64_t)d->a, 1, wk, &rate, err, sizeof err);
+		*cost += c->accesses - before;
+		if (rc < 0) {
+			amp_param_unknown(&lv->replacement, "%s", err);
+			return -1;
+		}
+		if (amp_thrashes(rate)) {
+			d->combined = 1;
+			return 0;
+		}
+	} else if (!reach) {
+		amp_param_unknown(&lv->replacement,
+				  "its way size (%lld B) is under twice the one of %s above: no evictor reaches it",
+				  (long long)wk, up->name);
+		return -1;
+	}
+	d->evict = 1;
+	d->delta = 2 * wj;
+	d->stride = wk;
+	d->avail = reach;
+	d->per_access = 1 + (uint64_t)up->thrash_ways;
+	return 0;
+}
+
+static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	struct design *d = &design;
+	char why[AMP_REASON_LEN];
+	uint64_t cost = 0;
+
+	memset(d, 0, sizeof *d);
+	d->a = lv->thrash_ways;
+	d->line = (uint64_t)lv->line.value;
+	/* Tree plru: power-of-two ways only, and the same as lru at two. */
+	d->pol[d->npol++] = AMP_POLICY_LRU;
+	if (d->a > 2 && is_pow2((uint64_t)d->a))
+		d->pol[d->npol++] = AMP_POLICY_PLRU;
+	d->pol[d->npol++] = AMP_POLICY_FIFO;
+	if (choose_reach(c, lv, d, &cost) < 0) {
+		lv->replacement.method = "counters";
+		lv->replacement.accesses = cost;
+		return 0;
+	}
+	if (!d->evict) {
+		uint64_t wk = (uint64_t)lv->way.value;
+
+		d->delta = d->unit;
+		d->stride = wk;
+		d->avail = wk / d->unit;
+		/* A pair: each of its sets in a set of its own above too. */
+		if (d->combined && (uint64_t)lv->above->way.value / d->unit < d->avail)
+			d->avail = (uint64_t)lv->above->way.value / d->unit;
+		d->per_access = 1;
+	}
+	if (d->avail < 1)
+		d->avail = 1;
+	if (choose_rho(d, (int)(d->line / 8) - 2, why, sizeof why) < 0) {
+		amp_param_unknown(&lv->replacement, "%s", why);
+		lv->replacement.method = "counters";
+		lv->replacement.accesses = cost;
+		return 0;
+	}
+	size_plans(d, d->nrho);
+	amp_vote(c, lv, replace_vote, &lv->replacement);
+	lv->replacement.accesses += cost;
+	if (lv->replacement.known && lv->replacement.value == AMP_POLICY_UNKNOWN) {
+		char names[32] = "", e[96] = "";
+
+		for (int h = 0; h < d->npol; h++) {
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", h ? "/" : "",
+				 amp_policy_names[d->pol[h]]);
+			snprintf(e + strlen(e), sizeof e - strlen(e), "%s%.2f", h ? "/" : "", d->last_e[h]);
+		}
+		amp_param_unknown(&lv->replacement,
+				  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
+				  e, names);
+	} else if (lv->replacement.known && !lv->replacement.inconclusive && d->a == 2 &&
+		   lv->replacement.value == AMP_POLICY_LRU) {
+		snprintf(lv->replacement.reason, sizeof lv->replacement.reason,
+			 "2 ways: tree plru evicts as lru does");
+	}
+	return 0;
+}
+
+const struct amp_module amp_module_replacement = {
+	.name = "replacement",
+	.summary = "replacement policy (lru, tree plru, fifo, random) from which line one more line evicts",
+	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
+	.fills = { AMP_FILLS(replacement) },
+	.supported = replace_supported,
+	.run = replace_run,
+};

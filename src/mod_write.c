@@ -1,0 +1,143 @@
+/* mod_write.c - write allocation of data caches (AMP 3.4).
+ *
+ * After a flush, store to every line of a region that fits the level,
+ * then load the lines back: a write-allocate level took them on the
+ * stores, so the loads hit it; a no-write-allocate level did not, so
+ * each line misses once (a quarter of a miss per line or more counts:
+ * an adjacent-line prefetcher hides up to half the misses).  Lines are
+ * visited page by page in a random order (no stride for a prefetcher),
+ * the same for both passes.
+ *
+ * Below level 1 the loads must reach the level.  The region is then
+ * several times what the levels above hold together: between the store
+ * of a line and its load every set above sees that many times its ways
+ * of other lines, so the line has left them (all but a few per cent
+ * under random replacement, every one under LRU, FIFO or tree PLRU).
+ * It is also at most half the level, so it fits there without a single
+ * eviction.  When every level above is known to be no-write-allocate
+ * the stores never filled them, and any region that fits will do.  Each
+ * level is read through its own counter, so the policies of the levels
+ * come out independently of each other.
+ *
+ * An exclusive level is never filled on the way up; it holds what the
+ * level above evicts, written or not.  Its answer says whether written
+ * data ends up in it, which the level above decides: below a
+ * write-allocate level it reads "allocate", below a no-write-allocate
+ * one "no-alloc".  Once the inclusion of a level is known to be
+ * exclusive, the module declines it. */
+#include "config.h"
+#include <stdio.h>
+#include "measure.h"
+#include "util.h"
+
+#define BLOCK 4096      /* visited together: a page of lines */
+#define REACH 4         /* region: up to this many times the levels above */
+#define REACH_MIN 2     /* below it, random replacement keeps too many lines */
+#define MISS_SHARE 0.25 /* misses per line: no-write-allocate at or above */
+
+static int conclusive(const struct amp_param *p)
+{
+	return p->known && !p->inconclusive;
+}
+
+/* Bytes of the region to write and read back; 0, or -1 with why. */
+static int write_region(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
+{
+	uint64_t unit, half, above = 0;
+	int filled_above = 0;
+	char sz[2][32];
+
+	if (!conclusive(&lv->size)) {
+		snprintf(why, len, "needs the size first (%s)", lv->size.reason);
+		return -1;
+	}
+	unit = (uint64_t)lv->line.value;
+	half = (uint64_t)lv->size.value / 2 / unit * unit;
+	if (half < unit) {
+		snprintf(why, len, "a region of half the level holds no whole line");
+		return -1;
+	}
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (!a->counted || !conclusive(&a->size)) {
+			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
+				 a->counted ? a->size.reason : a->nc_reason);
+			return -1;
+		}
+		above += (uint64_t)a->size.value;
+		/* Only a level known not to allocate on writes stays empty. */
+		if (!conclusive(&a->write_allocate) || a->write_allocate.value != 0)
+			filled_above = 1;
+	}
+	/* REACH times the levels above pushes lines out of them; more would
+	 * only cost accesses. */
+	*bytes = above && half > REACH * above ? REACH * above / unit * unit : half;
+	if (filled_above && half < REACH_MIN * above) {
+		snprintf(why, len, "half of it (%s) is less than %d times what the levels above hold (%s): "
+			 "lines written there cannot be pushed out of them while staying here",
+			 amp_fmt_size(half, sz[0], sizeof sz[0]), REACH_MIN,
+			 amp_fmt_size(above, sz[1], sizeof sz[1]));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		      char *err, size_t len)
+{
+	uint64_t bytes, unit = (uint64_t)lv->line.value, n;
+	struct amp_plan p;
+	double misses;
+	int rc, seq;
+
+	if (write_region(lv, &bytes, err, len) < 0)
+		return -1;
+	n = bytes / unit;
+	amp_plan_init(&p, "write", bytes);
+	p.huge = 1; /* lower caches are physically indexed */
+	seq = amp_plan_add_block_cycle(&p, unit, (size_t)n, BLOCK / unit, c->seed + v);
+	if (seq < 0) {
+		snprintf(err, len, "%s: out of memory for %llu lines", lv->name, (unsigned long long)n);
+		amp_plan_free(&p);
+		return -1;
+	}
+	amp_plan_add_pass(&p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_STORE, 1, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 1);
+	rc = amp_count(c, &p, lv->ev, &misses, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	*value = misses / (double)n < MISS_SHARE; /* 1: the stores allocated */
+	return 0;
+}
+
+static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	uint64_t bytes;
+
+	if (lv->side != AMP_SIDE_DATA) {
+		snprintf(why, len, "an instruction cache takes no stores");
+		return 0;
+	}
+	if (conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
+		snprintf(why, len, "undecidable: an exclusive level holds what the level above evicts, "
+			 "written or not, so whether stores allocate is the level above's policy");
+		return 0;
+	}
+	return write_region(lv, &bytes, why, len) == 0;
+}
+
+static int write_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	amp_vote(c, lv, write_vote, &lv->write_allocate);
+	return 0;
+}
+
+const struct amp_module amp_module_write = {
+	.name = "write",
+	.summary = "write allocation: whether loads after stores to uncached lines hit the level",
+	.kinds = 1u << AMP_KIND_CACHE,
+	.fills = { AMP_FILLS(write_allocate) },
+	.supported = write_supported,
+	.run = write_run,
+};

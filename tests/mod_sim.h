@@ -1,0 +1,68 @@
+/* mod_sim.h - runs the measurement modules on a simulated machine, in
+ * module-table order up to a named module, for the module unit tests. */
+#ifndef AMP_MOD_SIM_H
+#define AMP_MOD_SIM_H
+
+#include <stdio.h>
+#include <string.h>
+#include "measure.h"
+#include "sim.h"
+
+struct mod_sim {
+	struct sim_machine *sim;
+	struct amp_host host;
+	struct amp_ctx ctx;
+};
+
+/* Builds the machine of `spec` with `noise` and characterises it through
+ * module `last` (8 votes of the minimum of 8 runs, like amp).  0 or -1. */
+static inline int mod_sim_run(struct mod_sim *ms, const char *spec, double noise, const char *last,
+			      char *err, size_t len)
+{
+	struct sim_spec s;
+
+	memset(ms, 0, sizeof *ms);
+	if (sim_spec_parse(spec, &s, err, len) < 0)
+		return -1;
+	s.noise = noise;
+	s.seed = 1;
+	ms->sim = sim_create(&s, err, len);
+	if (!ms->sim)
+		return -1;
+	ms->host.sim = ms->sim;
+	ms->ctx.host = &ms->host;
+	ms->ctx.backend = &amp_backend_sim;
+	ms->ctx.reps = 8;
+	ms->ctx.votes = 8;
+	ms->ctx.seed = 1;
+	ms->ctx.min_confidence = 0.5;
+	if (amp_levels_discover(&ms->ctx, NULL, err, len) < 0 ||
+	    amp_measure_overhead(&ms->ctx, err, len) < 0 ||
+	    amp_characterise_through(&ms->ctx, last, err, len) < 0)
+		return -1;
+	return 0;
+}
+
+static inline void mod_sim_free(struct mod_sim *ms)
+{
+	sim_destroy(ms->sim);
+	ms->sim = NULL;
+}
+
+static inline struct amp_level *mod_sim_level(struct mod_sim *ms, const char *name)
+{
+	for (int i = 0; i < ms->ctx.nlv; i++)
+		if (strcmp(ms->ctx.lv[i].name, name) == 0)
+			return &ms->ctx.lv[i];
+	return NULL;
+}
+
+/* A conclusive value of p, or -1 (unknown) / -2 (inconclusive). */
+static inline long long mod_sim_value(const struct amp_param *p)
+{
+	if (!p->known)
+		return -1;
+	return p->inconclusive ? -2 : p->value;
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* test_mod_inclusion.c - the inclusion module on simulated machines of
+ * known inclusion: presets (X-Ray's exclusive Athlon MP and Opteron,
+ * AMP's NINE Pentium II, the teaching zen5-like) and hand-made levels of
+ * every kind, with and without noise.  Runs the modules it depends on
+ * (line, assoc) and itself, as amp_characterise() does. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counters.h"
+#include "measure.h"
+#include "sim.h"
+#include "tap.h"
+
+enum { NINE = AMP_INCL_NINE, INCL = AMP_INCL_INCLUSIVE, EXCL = AMP_INCL_EXCLUSIVE, UNKNOWN = -1 };
+
+#define K 1024LL
+#define M (1024LL * 1024)
+
+/* What one level should come out as; size and eff 0: not checked. */
+struct want {
+	const char *level;
+	int inclusion;
+	long long ways, size, eff;
+};
+
+struct ctx_run {
+	struct amp_host host;
+	struct amp_ctx ctx;
+};
+
+/* Characterise spec with line, assoc and inclusion; 0 or -1. */
+static int characterise(struct ctx_run *r, const char *spec_text, double noise, const char *only)
+{
+	struct sim_spec spec;
+	char err[AMP_REASON_LEN];
+
+	memset(r, 0, sizeof *r);
+	if (sim_spec_parse(spec_text, &spec, err, sizeof err) < 0) {
+		tap_diag("%s: %s", spec_text, err);
+		return -1;
+	}
+	spec.noise = noise;
+	r->host.sim = sim_create(&spec, err, sizeof err);
+	if (!r->host.sim) {
+		tap_diag("%s: %s", spec_text, err);
+		return -1;
+	}
+	r->ctx.host = &r->host;
+	r->ctx.backend = &amp_backend_sim;
+	r->ctx.reps = 8;
+	r->ctx.votes = 8;
+	r->ctx.seed = 1;
+	r->ctx.min_confidence = 0.5;
+	if (amp_levels_discover(&r->ctx, only, err, sizeof err) < 0 ||
+	    amp_measure_overhead(&r->ctx, err, sizeof err) < 0)
+		goto fail;
+	/* line, assoc and inclusion: the modules it depends on and itself. */
+	if (amp_characterise_through(&r->ctx, "inclusion", err, sizeof err) < 0)
+		goto fail;
+	return 0;
+fail:
+	tap_diag("%s: %s", spec_text, err);
+	sim_destroy(r->host.sim);
+	r->host.sim = NULL;
+	return -1;
+}
+
+static struct amp_level *level(struct ctx_run *r, const char *name)
+{
+	for (int i = 0; i < r->ctx.nlv; i++)
+		if (strcmp(r->ctx.lv[i].name, name) == 0)
+			return &r->ctx.lv[i];
+	return NULL;
+}
+
+static void check(const char *what, const char *spec, double noise, const struct want *w, int nw)
+{
+	struct ctx_run r;
+
+	if (characterise(&r, spec, noise, NULL) < 0) {
+		tap_ok(0, "%s (noise %g): characterised", what, noise);
+		return;
+	}
+	for (int i = 0; i < nw; i++) {
+		struct amp_level *lv = level(&r, w[i].level);
+
+		if (!lv) {
+			tap_ok(0, "%s: has %s", what, w[i].level);
+			continue;
+		}
+		if (w[i].inclusion == UNKNOWN) {
+			tap_ok(!lv->inclusion.known, "%s (noise %g) %s: inclusion unknown (%s)", what, noise,
+			       lv->name, lv->inclusion.reason);
+		} else {
+			tap_ok(lv->inclusion.known && !lv->inclusion.inconclusive &&
+			       lv->inclusion.value == w[i].inclusion,
+			       "%s (noise %g) %s: %s", what, noise, lv->name, amp_inclusion_names[w[i].inclusion]);
+			if (!lv->inclusion.known)
+				tap_diag("unknown: %s", lv->inclusion.reason);
+			else if (lv->inclusion.value != w[i].inclusion || lv->inclusion.inconclusive)
+				tap_diag("got %s, confidence %.2f", amp_inclusion_names[lv->inclusion.value],
+					 lv->inclusion.confidence);
+		}
+		if (w[i].ways)
+			tap_eq(lv->assoc.known ? lv->assoc.value : -1, w[i].ways, "%s %s: %lld own ways",
+			       what, lv->name, w[i].ways);
+		if (w[i].size)
+			tap_eq(lv->size.known ? lv->size.value : -1, w[i].size, "%s %s: own size %lld KiB",
+			       what, lv->name, w[i].size / K);
+		if (w[i].eff)
+			tap_eq(lv->effective_size.known ? lv->effective_size.value : -1, w[i].eff,
+			       "%s %s: effective size %lld KiB", what, lv->name, w[i].eff / K);
+		if (lv->inclusion.nvotes)
+			tap_diag("%s %s: %llu accesses for the inclusion", what, lv->name,
+				 (unsigned long long)lv->inclusion.accesses);
+	}
+	sim_destroy(r.host.sim);
+}
+
+#define CHECK(what, spec, noise, ...) do { \
+	const struct want w_[] = { __VA_ARGS__ }; \
+	check(what, spec, noise, w_, (int)(sizeof w_ / sizeof w_[0])); \
+} while (0)
+
+static void test_presets(double noise)
+{
+	CHECK("athlonmp", "athlonmp", noise,
+	      { "L1d", UNKNOWN, 2, 64 * K, 64 * K },
+	      { "L2", EXCL, 16, 512 * K, 576 * K });
+	CHECK("opteron240", "opteron240", noise,
+	      { "L2", EXCL, 16, 1 * M, 1088 * K });
+	CHECK("pii-233", "pii-233", noise,
+	      { "L1d", UNKNOWN, 4, 16 * K, 16 * K },
+	      { "L2", NINE, 4, 512 * K, 512 * K });
+	CHECK("zen5-like", "zen5-like", noise,
+	      { "L2", INCL, 16, 1 * M, 1 * M },
+	      { "L3", NINE, 16, 32 * M, 32 * M });
+}
+
+/* Caches of this test: L1s 32K 8-way 64 B unless said otherwise. */
+#define L1S "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;"
+#define L1S2W "L1d:size=64K,line=64,assoc=2;L1i:size=64K,line=64,assoc=2;"
+
+static void test_inclusive(double noise)
+{
+	/* Re-touch test, X kept in L1d. */
+	CHECK("inclusive L2 16-way", L1S "L2:size=512K,assoc=16,inclusion=inclusive", noise,
+	      { "L2", INCL, 16, 512 * K, 512 * K });
+	CHECK("inclusive L2 of 128 B lines", L1S "L2:size=1M,line=128,assoc=16,inclusion=inclusive",
+	      noise, { "L2", INCL, 16, 1 * M, 1 * M });
+	CHECK("inclusive L2 of 64 B lines under 32 B",
+	      "L1d:size=16K,line=32,assoc=4;L1i:size=16K,line=32,assoc=4;L2:size=256K,line=64,assoc=8,inclusion=inclusive",
+	      noise, { "L2", INCL, 8, 256 * K, 256 * K });
+	/* One line between touches of X (2-way L1d). */
+	CHECK("inclusive r10k-225", "r10k-225;L2:inclusion=inclusive", noise,
+	      { "L2", INCL, 2, 1 * M, 1 * M });
+	/* X kept in L2, lines through L3. */
+	CHECK("inclusive L3 under NINE L2", L1S "L2:size=256K,assoc=8;L3:size=4M,assoc=16,inclusion=inclusive",
+	      noise, { "L2", NINE, 8, 256 * K, 256 * K }, { "L3", INCL, 16, 4 * M, 4 * M });
+	CHECK("inclusive L3 under exclusive L2",
+	      L1S2W "L2:size=512K,assoc=16,inclusion=exclusive;L3:size=8M,assoc=32,inclusion=inclusive",
+	      noise, { "L2", EXCL, 16, 512 * K, 576 * K }, { "L3", INCL, 32, 8 * M, 8 * M });
+	/* Instruction lines bypass L1d (same way size). */
+	CHECK("inclusive L2 of L1d's way size", L1S "L2:size=64K,assoc=16,inclusion=inclusive", noise,
+	      { "L2", INCL, 16, 64 * K, 64 * K });
+	/* Data lines bypass L1d (way size above twice this one's). */
+	CHECK("inclusive L2 of half L1d's way size", L1S2W "L2:size=256K,assoc=16,inclusion=inclusive",
+	      noise, { "L2", INCL, 16, 256 * K, 256 * K });
+	/* Direct-mapped L1d keeps nothing: instruction lines. */
+	CHECK("inclusive usparc-1", "usparc-1;L2:inclusion=inclusive", noise,
+	      { "L2", INCL, 1, 512 * K, 512 * K });
+}
+
+static void test_exclusive(double noise)
+{
+	CHECK("exclusive L2 8-way under 4-way",
+	      "L1d:size=32K,line=64,assoc=4;L1i:size=32K,line=64,assoc=4;L2:size=256K,assoc=8,inclusion=exclusive",
+	      noise, { "L2", EXCL, 8, 256 * K, 288 * K });
+	CHECK("exclusive L3 under NINE L2", L1S "L2:size=256K,assoc=8;L3:size=2M,assoc=16,inclusion=exclusive",
+	      noise, { "L2", NINE, 8, 256 * K, 256 * K }, { "L3", EXCL, 16, 2 * M, 2304 * K });
+	CHECK("exclusive L3 under exclusive L2",
+	      L1S2W "L2:size=512K,assoc=16,inclusion=exclusive;L3:size=4M,assoc=16,inclusion=exclusive",
+	      noise, { "L2", EXCL, 16, 512 * K, 576 * K }, { "L3", EXCL, 16, 4 * M, 4672 * K });
+	CHECK("exclusive L2 of L1d's way size", L1S "L2:size=64K,assoc=16,inclusion=exclusive", noise,
+	      { "L2", EXCL, 16, 64 * K, 96 * K });
+	/* A Duron: 64K 2-way L1d over a 64K 16-way exclusive L2. */
+	CHECK("exclusive L2 of an eighth of L1d's way size",
+	      L1S2W "L2:size=64K,assoc=16,inclusion=exclusive", noise,
+	      { "L2", EXCL, 16, 64 * K, 128 * K });
+	CHECK("exclusive split L2d",
+	      L1S "L2d:size=256K,assoc=8,inclusion=exclusive;L2i:size=64K,assoc=16", noise,
+	      { "L2", EXCL, 8, 256 * K, 288 * K });
+}
+
+static void test_nine(double noise)
+{
+	CHECK("NINE L2 of 64 B lines under 32 B",
+	      "L1d:size=16K,line=32,assoc=4;L1i:size=16K,line=32,assoc=4;L2:size=256K,line=64,assoc=8",
+	      noise, { "L2", NINE, 8, 256 * K, 256 * K });
+	CHECK("NINE L2 of L1d's way size", L1S "L2:size=64K,assoc=16", noise,
+	      { "L2", NINE, 16, 64 * K, 64 * K });
+	CHECK("NINE L2 of half L1d's way size", L1S2W "L2:size=256K,assoc=16", noise,
+	      { "L2", NINE, 16, 256 * K, 256 * K });
+	CHECK("NINE L3 under exclusive L2", L1S2W "L2:size=512K,assoc=16,inclusion=exclusive;L3:size=8M,assoc=16",
+	      noise, { "L3", NINE, 16, 8 * M, 8 * M });
+	CHECK("NINE pentium4 (16 sets)", "pentium4", noise, { "L2", NINE, 8, 512 * K, 512 * K });
+}
+
+/* Policies above and here: PLRU keeps a touched line like LRU; FIFO does
+ * not, and the instruction-line test takes over. */
+static void test_policies(double noise)
+{
+	CHECK("pii-233 PLRU inclusive", "pii-233;L1d:policy=plru;L2:policy=plru,inclusion=inclusive", noise,
+	      { "L2", INCL, 0, 0, 0 });
+	CHECK("pii-233 PLRU", "pii-233;L1d:policy=plru;L2:policy=plru", noise, { "L2", NINE, 0, 0, 0 });
+	CHECK("pii-233 FIFO inclusive", "pii-233;L1d:policy=fifo;L2:policy=fifo,inclusion=inclusive", noise,
+	      { "L2", INCL, 0, 0, 0 });
+	CHECK("pii-233 FIFO", "pii-233;L1d:policy=fifo;L2:policy=fifo", noise, { "L2", NINE, 0, 0, 0 });
+	CHECK("athlonmp PLRU", "athlonmp;L1d:policy=plru;L2:policy=plru", noise,
+	      { "L2", EXCL, 16, 512 * K, 576 * K });
+	CHECK("athlonmp FIFO", "athlonmp;L1d:policy=fifo;L2:policy=fifo", noise,
+	      { "L2", EXCL, 16, 512 * K, 576 * K });
+}
+
+/* What it cannot tell says so. */
+static void test_limits(void)
+{
+	CHECK("split NINE L2d of L1d's way size", L1S "L2d:size=64K,assoc=16;L2i:size=64K,assoc=16", 0,
+	      { "L2", UNKNOWN, 0, 0, 0 });
+	CHECK("split exclusive L2d of L1d's way size",
+	      L1S "L2d:size=64K,assoc=16,inclusion=exclusive;L2i:size=64K,assoc=16", 0, { "L2", UNKNOWN, 0, 0, 0 });
+	CHECK("power3 (4-set L1d)", "power3", 0, { "L2", UNKNOWN, 0, 0, 0 });
+}
+
+int main(void)
+{
+	for (int i = 0; i < 2; i++) {
+		double noise = i ? 0.01 : 0;
+
+		test_presets(noise);
+		test_inclusive(noise);
+		test_exclusive(noise);
+		test_nine(noise);
+		test_policies(noise);
+	}
+	test_limits();
+	return tap_done();
+}

@@ -1,0 +1,276 @@
+/* test_mod_replace.c - the replacement module on simulated machines with
+ * known answers: every policy at 2, 4, 8, 12 and 16 ways on L1d, on L2
+ * (below an L1d) and on a DTLB, with and without noise, several seeds;
+ * the instruction side, a TLB below another, fully associative TLBs,
+ * exclusive pairs, the presets, and the cases it must refuse. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counters.h"
+#include "measure.h"
+#include "sim.h"
+#include "tap.h"
+
+struct outcome {
+	int ok;                 /* the machine was built and characterised */
+	int known, inconclusive;
+	int64_t value;
+	double confidence;
+	char reason[AMP_REASON_LEN];
+	uint64_t accesses;
+};
+
+static const char *policy_name(int64_t v)
+{
+	return v >= 0 && v <= AMP_POLICY_UNKNOWN ? amp_policy_names[v] : "?";
+}
+
+/* Characterises `level` (and the levels above it) of the machine `text`
+ * and returns its replacement parameter; all levels when level is NULL,
+ * then each counted level's outcome goes to all[] (indexed like ctx->lv). */
+static struct outcome characterise(const char *text, double noise, uint64_t seed, const char *level,
+				   struct outcome *all, int *nall)
+{
+	struct outcome out = { 0 };
+	struct sim_spec spec;
+	struct amp_host host = { 0 };
+	struct amp_ctx *ctx = calloc(1, sizeof *ctx);
+	char err[512];
+
+	if (!ctx || sim_spec_parse(text, &spec, err, sizeof err) < 0) {
+		tap_diag("%s: %s", text, ctx ? err : "out of memory");
+		free(ctx);
+		return out;
+	}
+	spec.noise = noise;
+	spec.seed = seed;
+	host.sim = sim_create(&spec, err, sizeof err);
+	if (!host.sim) {
+		tap_diag("%s: %s", text, err);
+		free(ctx);
+		return out;
+	}
+	ctx->host = &host;
+	ctx->backend = &amp_backend_sim;
+	ctx->reps = 8;
+	ctx->votes = 8;
+	ctx->seed = seed;
+	ctx->min_confidence = 0.5;
+	if (amp_levels_discover(ctx, level, err, sizeof err) < 0 ||
+	    amp_measure_overhead(ctx, err, sizeof err) < 0 || amp_characterise(ctx, err, sizeof err) < 0) {
+		tap_diag("%s: %s", text, err);
+	} else {
+		for (int i = 0; i < ctx->nlv; i++) {
+			const struct amp_level *lv = &ctx->lv[i];
+			struct outcome o = { 1, lv->replacement.known, lv->replacement.inconclusive,
+					     lv->replacement.value, lv->replacement.confidence, "",
+					     lv->replacement.accesses };
+
+			snprintf(o.reason, sizeof o.reason, "%s", lv->replacement.reason);
+			if (all) {
+				o.ok = lv->counted && lv->selected;
+				all[i] = o;
+			}
+			if (level && strcmp(lv->name, level) == 0)
+				out = o;
+		}
+		if (nall)
+			*nall = ctx->nlv;
+	}
+	sim_destroy(host.sim);
+	free(ctx);
+	return out;
+}
+
+/* The level's policy must come out as `want` (an amp_policy_id). */
+static void expect(const char *text, double noise, uint64_t seed, const char *level, int want,
+		   const char *what)
+{
+	struct outcome o = characterise(text, noise, seed, level, NULL, NULL);
+	int good = o.ok && o.known && !o.inconclusive && o.value == want;
+
+	tap_ok(good, "%s: %s (noise %.2f, seed %llu)", what, amp_policy_names[want], noise,
+	       (unsigned long long)seed);
+	if (!good)
+		tap_diag("got %s%s%s, confidence %.2f: %s", o.known ? policy_name(o.value) : "unknown",
+			 o.inconclusive ? " (inconclusive)" : "", o.ok ? "" : " (no run)", o.confidence,
+			 o.reason);
+}
+
+static const char *const pol_key[] = { "lru", "plru", "fifo", "random" };
+static const unsigned ways[] = { 2, 4, 8, 12, 16 };
+
+/* What a policy looks like at a ways: plru is lru at two. */
+static int expected(int pol, unsigned a)
+{
+	return pol == AMP_POLICY_PLRU && a == 2 ? AMP_POLICY_LRU : pol;
+}
+
+/* Noise-free with seed 1, then 1% noise with two more seeds (level 1
+ * sees the noise: spurious misses, rare context switches). */
+static const struct { double noise; uint64_t seed; } runs[] = { { 0, 1 }, { 0.01, 2 }, { 0.01, 7 } };
+
+static void test_l1d(void)
+{
+	for (int p = 0; p < 4; p++)
+		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
+			for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+				char text[256], what[64];
+
+				if (p == AMP_POLICY_PLRU && ways[w] == 12)
+					continue;
+				snprintf(text, sizeof text, "L1d:size=%uK,assoc=%u,policy=%s;L1i:size=32K",
+					 4 * ways[w], ways[w], pol_key[p]);
+				snprintf(what, sizeof what, "L1d %u-way %s", ways[w], pol_key[p]);
+				expect(text, runs[r].noise, runs[r].seed, "L1d", expected(p, ways[w]), what);
+			}
+}
+
+static void test_l2(void)
+{
+	for (int p = 0; p < 4; p++)
+		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
+			for (size_t r = 0; r < 2; r++) {
+				char text[256], what[64];
+
+				if (p == AMP_POLICY_PLRU && ways[w] == 12)
+					continue;
+				/* 64 KiB ways below the 8-way L1d's 4 KiB: with
+				 * evictors; at 12 and 16 ways after the check
+				 * that L2 is no exclusive pair with it. */
+				snprintf(text, sizeof text,
+					 "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=%uK,assoc=%u,policy=%s",
+					 64 * ways[w], ways[w], pol_key[p]);
+				snprintf(what, sizeof what, "L2 %u-way %s below an 8-way L1d", ways[w], pol_key[p]);
+				expect(text, runs[r].noise, runs[r].seed, "L2", expected(p, ways[w]), what);
+			}
+}
+
+static void test_tlb(void)
+{
+	for (int p = 0; p < 4; p++)
+		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
+			for (size_t r = 0; r < 2; r++) {
+				char text[256], what[64];
+
+				if (p == AMP_POLICY_PLRU && ways[w] == 12)
+					continue;
+				snprintf(text, sizeof text,
+					 "L1d:size=32K;L1i:size=32K;DTLB:entries=%u,assoc=%u,policy=%s",
+					 16 * ways[w], ways[w], pol_key[p]);
+				snprintf(what, sizeof what, "DTLB %u-way %s", ways[w], pol_key[p]);
+				expect(text, runs[r].noise, runs[r].seed, "DTLB", expected(p, ways[w]), what);
+			}
+	/* Fully associative: one set, many rounds in it. */
+	for (int p = 0; p < 4; p++) {
+		char text[256], what[64];
+
+		snprintf(text, sizeof text, "L1d:size=32K;L1i:size=32K;DTLB:entries=32,assoc=full,policy=%s",
+			 pol_key[p]);
+		snprintf(what, sizeof what, "fully associative 32-entry DTLB %s", pol_key[p]);
+		expect(text, 0.01, 3, "DTLB", p, what);
+	}
+	/* A TLB below another (evictors in the DTLB). */
+	for (int p = 0; p < 4; p++) {
+		char text[256], what[64];
+
+		snprintf(text, sizeof text,
+			 "L1d:size=32K;L1i:size=32K;DTLB:entries=16,assoc=4;STLB:entries=256,assoc=8,policy=%s",
+			 pol_key[p]);
+		snprintf(what, sizeof what, "8-way STLB %s below a 4-way DTLB", pol_key[p]);
+		expect(text, 0.01, 4, "STLB", p, what);
+	}
+}
+
+static void test_insn(void)
+{
+	expect("L1d:size=32K;L1i:size=16K,assoc=4,policy=fifo", 0.01, 5, "L1i", AMP_POLICY_FIFO,
+	       "4-way L1i fifo");
+	expect("L1d:size=32K;L1i:size=32K,assoc=8,policy=plru", 0.01, 5, "L1i", AMP_POLICY_PLRU,
+	       "8-way L1i plru");
+	expect("L1d:size=32K;L1i:size=32K;ITLB:entries=64,assoc=8,policy=random", 0.01, 5, "ITLB",
+	       AMP_POLICY_RANDOM, "8-way ITLB random");
+	expect("L1d:size=32K;L1i:size=32K;ITLB:entries=64,assoc=4,policy=fifo", 0, 1, "ITLB",
+	       AMP_POLICY_FIFO, "4-way ITLB fifo");
+}
+
+/* Every counted level of a preset says lru (the simulator's default). */
+static void test_preset(const char *name)
+{
+	struct outcome all[AMP_MAX_HIER];
+	int n = 0, levels = 0, good = 1;
+
+	memset(all, 0, sizeof all);
+	characterise(name, 0, 1, NULL, all, &n);
+	for (int i = 0; i < n; i++) {
+		if (!all[i].ok)
+			continue;
+		levels++;
+		if (!all[i].known || all[i].inconclusive || all[i].value != AMP_POLICY_LRU) {
+			good = 0;
+			tap_diag("%s level %d: %s (%s)", name, i,
+				 all[i].known ? policy_name(all[i].value) : "unknown", all[i].reason);
+		}
+	}
+	tap_ok(good && levels > 0, "%s: lru on all %d counted levels", name, levels);
+}
+
+static void test_special(void)
+{
+	struct outcome o;
+
+	o = characterise("L1d:size=8K,assoc=2,policy=plru;L1i:size=32K", 0, 1, "L1d", NULL, NULL);
+	tap_ok(o.known && o.value == AMP_POLICY_LRU, "2-way plru reports lru");
+	tap_has(o.reason, "plru", "and says plru is the same there");
+
+	o = characterise("usparc-1", 0, 1, "L1d", NULL, NULL);
+	tap_ok(o.ok && !o.known, "direct-mapped L1d: no policy");
+	tap_has(o.reason, "direct-mapped: no choice to make", "with the reason");
+
+	o = characterise("L1d:size=32K,assoc=8,policy=random;L1i:size=32K;L2:size=512K,assoc=16", 0, 1,
+			 "L2", NULL, NULL);
+	tap_ok(o.ok && !o.known, "L2 below a random L1d: not decided");
+	tap_has(o.reason, "at random", "because nothing gets past a random level reliably");
+
+	o = characterise("L1d:size=32K,assoc=8;L1i:size=32K;L2:size=16K,assoc=4", 0, 1, "L2", NULL, NULL);
+	tap_ok(o.ok && !o.known, "L2 of no more ways than L1d, its way under twice the L1d's: not decided");
+	tap_has(o.reason, "no evictor reaches it", "because no evictor can get past L1d");
+
+	/* Exclusive pairs: the counter sees both levels as one structure;
+	 * lru above lru (or fifo, which then evicts in lru order) is lru.
+	 * opteron240's L2 way is twice the L1d's (the pair is checked with
+	 * evictors), athlonmp's the same as the L1d's (assumed a pair). */
+	expect("opteron240", 0.01, 6, "L2", AMP_POLICY_LRU, "exclusive L2 of opteron240 (with L1d: 18-way)");
+	expect("athlonmp;L2:policy=fifo", 0, 1, "L2", AMP_POLICY_LRU,
+	       "exclusive fifo L2 below lru L1d (18-way pair)");
+	expect("athlonmp;L2:policy=random", 0.01, 2, "L2", AMP_POLICY_RANDOM,
+	       "exclusive random L2 below lru L1d");
+	o = characterise("opteron240;L2:policy=plru", 0, 1, "L2", NULL, NULL);
+	tap_ok(o.ok && !o.known, "exclusive plru L2 below lru L1d: the pair is no policy amp knows");
+	tap_has(o.reason, "fit no policy", "and says so");
+
+	/* A 12-way tree plru does not exist: the machine refuses it. */
+	{
+		struct sim_spec spec;
+		char err[512];
+		struct sim_machine *m = NULL;
+
+		if (sim_spec_parse("L1d:size=48K,assoc=12,policy=plru;L1i:size=32K", &spec, err, sizeof err) == 0)
+			m = sim_create(&spec, err, sizeof err);
+		tap_ok(!m, "a 12-way plru cache cannot be built");
+		sim_destroy(m);
+	}
+}
+
+int main(void)
+{
+	test_special();
+	test_l1d();
+	test_l2();
+	test_tlb();
+	test_insn();
+	test_preset("pii-233");
+	test_preset("zen5-like");
+	return tap_done();
+}
