@@ -114,6 +114,37 @@ int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const u
 	return seq;
 }
 
+int amp_param_conclusive(const struct amp_param *p)
+{
+	return p->known && !p->inconclusive;
+}
+
+int amp_region_half(const struct amp_level *lv, uint64_t *half, uint64_t *above, char *why, size_t len)
+{
+	uint64_t unit;
+
+	if (!amp_param_conclusive(&lv->size)) {
+		snprintf(why, len, "needs the size first (%s)", lv->size.reason);
+		return -1;
+	}
+	unit = (uint64_t)lv->line.value;
+	*half = (uint64_t)lv->size.value / 2 / unit * unit;
+	if (*half < unit) {
+		snprintf(why, len, "a region of half the level holds no whole line");
+		return -1;
+	}
+	*above = 0;
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (!a->counted || !amp_param_conclusive(&a->size)) {
+			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
+				 a->counted ? a->size.reason : a->nc_reason);
+			return -1;
+		}
+		*above += (uint64_t)a->size.value;
+	}
+	return 0;
+}
+
 uint64_t amp_evictor_step(const struct amp_level *lv)
 {
 	uint64_t wj = (uint64_t)lv->above->way.value;

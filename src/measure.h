@@ -110,6 +110,12 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
  * amp_evictors_usable(lv). */
 int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
 			 uint64_t n, uint64_t base, uint64_t far);
+/* Known and not inconclusive. */
+int amp_param_conclusive(const struct amp_param *p);
+/* Half of lv in whole lines, and what the levels above it hold (bytes);
+ * 0, or -1 with why (a size not known yet).  Regions that must leave the
+ * levels above yet stay in lv are sized from these. */
+int amp_region_half(const struct amp_level *lv, uint64_t *half, uint64_t *above, char *why, size_t len);
 /* Spacing of the evictors: the way size above (or this level's line,
  * when larger); the way size here must be at least twice it. */
 uint64_t amp_evictor_step(const struct amp_level *lv);

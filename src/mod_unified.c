@@ -37,35 +37,15 @@
 #define CODE_TIMES 2    /* code: this many times the level */
 #define MISS_SHARE 0.25 /* misses per line on the second load: unified */
 
-static int conclusive(const struct amp_param *p)
-{
-	return p->known && !p->inconclusive;
-}
 
 /* Bytes of the region loaded twice (fetched twice for L1i); 0, or -1 with why. */
 static int probe_region(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
 {
-	uint64_t unit, half, above = 0;
+	uint64_t unit = (uint64_t)lv->line.value, half, above;
 	char sz[2][32];
 
-	if (!conclusive(&lv->size)) {
-		snprintf(why, len, "needs the size first (%s)", lv->size.reason);
+	if (amp_region_half(lv, &half, &above, why, len) < 0)
 		return -1;
-	}
-	unit = (uint64_t)lv->line.value;
-	half = (uint64_t)lv->size.value / 2 / unit * unit;
-	if (half < unit) {
-		snprintf(why, len, "a region of half the level holds no whole line");
-		return -1;
-	}
-	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (!a->counted || !conclusive(&a->size)) {
-			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
-				 a->counted ? a->size.reason : a->nc_reason);
-			return -1;
-		}
-		above += (uint64_t)a->size.value;
-	}
 	*bytes = half;
 	if (!above)
 		return 0;
@@ -123,7 +103,7 @@ static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 /* Below a unified level both sides' misses arrive: unified too. */
 static int below_unified(const struct amp_level *lv)
 {
-	return lv->above && conclusive(&lv->above->unified) && lv->above->unified.value == 1;
+	return lv->above && amp_param_conclusive(&lv->above->unified) && lv->above->unified.value == 1;
 }
 
 static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why,

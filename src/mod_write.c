@@ -35,39 +35,20 @@
 #define REACH_MIN 2     /* below it, random replacement keeps too many lines */
 #define MISS_SHARE 0.25 /* misses per line: no-write-allocate at or above */
 
-static int conclusive(const struct amp_param *p)
-{
-	return p->known && !p->inconclusive;
-}
 
 /* Bytes of the region to write and read back; 0, or -1 with why. */
 static int write_region(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
 {
-	uint64_t unit, half, above = 0;
+	uint64_t unit = (uint64_t)lv->line.value, half, above;
 	int filled_above = 0;
 	char sz[2][32];
 
-	if (!conclusive(&lv->size)) {
-		snprintf(why, len, "needs the size first (%s)", lv->size.reason);
+	if (amp_region_half(lv, &half, &above, why, len) < 0)
 		return -1;
-	}
-	unit = (uint64_t)lv->line.value;
-	half = (uint64_t)lv->size.value / 2 / unit * unit;
-	if (half < unit) {
-		snprintf(why, len, "a region of half the level holds no whole line");
-		return -1;
-	}
-	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (!a->counted || !conclusive(&a->size)) {
-			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
-				 a->counted ? a->size.reason : a->nc_reason);
-			return -1;
-		}
-		above += (uint64_t)a->size.value;
-		/* Only a level known not to allocate on writes stays empty. */
-		if (!conclusive(&a->write_allocate) || a->write_allocate.value != 0)
+	/* Only a level known not to allocate on writes stays empty. */
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (!amp_param_conclusive(&a->write_allocate) || a->write_allocate.value != 0)
 			filled_above = 1;
-	}
 	/* REACH times the levels above pushes lines out of them; more would
 	 * only cost accesses. */
 	*bytes = above && half > REACH * above ? REACH * above / unit * unit : half;
@@ -119,7 +100,7 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 		snprintf(why, len, "an instruction cache takes no stores");
 		return 0;
 	}
-	if (conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
+	if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
 		snprintf(why, len, "undecidable: an exclusive level holds what the level above evicts, "
 			 "written or not, so whether stores allocate is the level above's policy");
 		return 0;
