@@ -22,3 +22,8 @@ phase "real run, --max-size=1M" "$AMP" --max-size=1M
 phase "simulated pii-233 (sweep to 2 MiB)" "$AMP" --sim=pii-233
 phase "simulated itanium2 (sweep to 32 MiB)" "$AMP" --sim=itanium2
 phase "simulated pii-233, noise 0.01, random pages" "$AMP" --sim=pii-233 --sim-noise=0.01 --sim-pages=random
+phase "counters: pii-233, every level" "$AMP" --sim=pii-233 --counters --max-size=64K
+phase "counters: pii-233 --level=L2" "$AMP" --sim=pii-233 --level=L2 --counters
+phase "counters: r10k-225, every level" "$AMP" --sim=r10k-225 --counters --max-size=64K
+phase "counters: athlonmp (exclusive L2)" "$AMP" --sim=athlonmp --counters --max-size=64K
+phase "counters: zen5-like (L3 32 MiB, STLB)" "$AMP" --sim=zen5-like --counters --max-size=64K
