@@ -683,13 +683,19 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 
 /* ---- flushes ---- */
 
+/* Last byte of [va, va+len), len > 0, clamped at the top of memory. */
+static uint64_t range_last(uint64_t va, uint64_t len)
+{
+	return len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);
+}
+
 void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len)
 {
 	uint64_t last;
 
 	if (!len)
 		return;
-	last = len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);
+	last = range_last(va, len);
 	for (int i = 0; i < m->spec.n; i++) {
 		struct level *l = &m->lv[i];
 		uint64_t first = va >> l->shift, end = last >> l->shift;
@@ -723,7 +729,7 @@ void sim_flush_tlb_range(struct sim_machine *m, uint64_t va, uint64_t len)
 
 	if (!len)
 		return;
-	last = len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);
+	last = range_last(va, len);
 	for (int i = 0; i < m->spec.n; i++) {
 		struct level *l = &m->lv[i];
 		uint64_t first = va >> l->shift, end = last >> l->shift;

@@ -150,20 +150,13 @@ static uint64_t sim_default_max_size(const struct sim_spec *spec)
 static void measure_overhead(const struct amp_backend_ops *b, const struct amp_host *host,
 			     unsigned reps, struct amp_report *r)
 {
-	enum amp_event ev = AMP_EV_CYCLES;
-	struct amp_cset set;
 	struct amp_run_result res;
 	char err[AMP_REASON_LEN];
 
-	if (amp_cset_open(&set, b, host, &ev, 1, err, sizeof err) < 0) {
-		amp_num_unknown(&r->counter_overhead_ticks, "%s", err);
-		return;
-	}
-	if (amp_run_overhead(host, &set, reps, &res, err, sizeof err) == 0)
+	if (amp_event_overhead(b, host, AMP_EV_CYCLES, reps, &res, err, sizeof err) == 0)
 		amp_num_set(&r->counter_overhead_ticks, (double)res.ticks_min);
 	else
 		amp_num_unknown(&r->counter_overhead_ticks, "%s", err);
-	amp_cset_close(&set);
 }
 
 static const struct amp_backend_ops *pick_backend(const struct amp_config *cfg,
@@ -220,13 +213,7 @@ static void counter_reasons(const struct amp_report *r, char *buf, size_t len)
 static int characterise(const struct amp_config *cfg, const struct amp_host *host,
 			const struct amp_backend_ops *b, struct amp_ctx *ctx, char *err, size_t len)
 {
-	memset(ctx, 0, sizeof *ctx);
-	ctx->host = host;
-	ctx->backend = b;
-	ctx->reps = cfg->reps;
-	ctx->votes = cfg->votes;
-	ctx->seed = cfg->seed;
-	ctx->min_confidence = 0.5;
+	amp_ctx_init(ctx, host, b, cfg->reps, cfg->votes, cfg->seed);
 	if (amp_levels_discover(ctx, cfg->level, err, len) < 0)
 		return AMP_EXIT_USAGE;
 	if (amp_measure_overhead(ctx, err, len) < 0 || amp_characterise(ctx, err, len) < 0)

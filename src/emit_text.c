@@ -177,24 +177,23 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 	/* Every unknown or split parameter, with its reason and votes. */
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
-		const struct amp_param *ps[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
-						 &lv->write_allocate, &lv->replacement, &lv->inclusion,
-						 &lv->unified };
 
 		if (!lv->counted || !lv->selected)
 			continue;
-		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
-			if (ps[j]->known && !ps[j]->inconclusive)
+		for (int j = 0; j < AMP_NPARAMS; j++) {
+			const struct amp_param *p = amp_level_param(lv, j);
+
+			if (p->known && !p->inconclusive)
 				continue;
 			/* Self-evident gaps need no line of their own. */
-			if (!ps[j]->reason[0] || (lv->level == 1 && ps + j == &ps[7]) ||
-			    (lv->side == AMP_SIDE_INSN && ps + j == &ps[5]))
+			if (!p->reason[0] || (lv->level == 1 && p == &lv->inclusion) ||
+			    (lv->side == AMP_SIDE_INSN && p == &lv->write_allocate))
 				continue;
-			fprintf(out, "  %s %s: %s", lv->name, amp_param_names[j], ps[j]->reason);
-			if (ps[j]->nvotes) {
+			fprintf(out, "  %s %s: %s", lv->name, amp_param_fields[j].name, p->reason);
+			if (p->nvotes) {
 				fprintf(out, " (votes:");
-				for (int v = 0; v < ps[j]->nvotes; v++)
-					fprintf(out, " %lld", (long long)ps[j]->votes[v]);
+				for (int v = 0; v < p->nvotes; v++)
+					fprintf(out, " %lld", (long long)p->votes[v]);
 				fprintf(out, ")");
 			}
 			fprintf(out, "\n");

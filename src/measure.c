@@ -12,19 +12,41 @@
 
 const char *const amp_policy_names[] = { "lru", "plru", "fifo", "random", "unknown" };
 const char *const amp_inclusion_names[] = { "nine", "inclusive", "exclusive" };
-const char *const amp_param_names[] = { "line", "associativity", "way size", "size", "effective size",
-					 "write allocation", "replacement", "inclusion", "split/unified" };
+const struct amp_param_field amp_param_fields[AMP_NPARAMS] = {
+	{ "line", AMP_FILLS(line) },
+	{ "associativity", AMP_FILLS(assoc) },
+	{ "way size", AMP_FILLS(way) },
+	{ "size", AMP_FILLS(size) },
+	{ "effective size", AMP_FILLS(effective_size) },
+	{ "write allocation", AMP_FILLS(write_allocate) },
+	{ "replacement", AMP_FILLS(replacement) },
+	{ "inclusion", AMP_FILLS(inclusion) },
+	{ "split/unified", AMP_FILLS(unified) },
+};
 
 double amp_level_confidence(const struct amp_level *lv)
 {
-	const struct amp_param *ps[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
-					 &lv->write_allocate, &lv->replacement, &lv->inclusion, &lv->unified };
 	double conf = 1;
 
-	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-		if (ps[i]->known && ps[i]->nvotes && ps[i]->confidence < conf)
-			conf = ps[i]->confidence;
+	for (int i = 0; i < AMP_NPARAMS; i++) {
+		const struct amp_param *p = amp_level_param(lv, i);
+
+		if (p->known && p->nvotes && p->confidence < conf)
+			conf = p->confidence;
+	}
 	return conf;
+}
+
+void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct amp_backend_ops *backend,
+		  unsigned reps, unsigned votes, uint64_t seed)
+{
+	memset(c, 0, sizeof *c);
+	c->host = host;
+	c->backend = backend;
+	c->reps = reps;
+	c->votes = votes;
+	c->seed = seed;
+	c->min_confidence = 0.5;
 }
 
 /* Walks produce at least this many accesses per measurement, so counts
@@ -366,17 +388,11 @@ int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len)
 {
 	for (int i = 0; i < c->nlv; i++) {
 		struct amp_level *lv = &c->lv[i];
-		struct amp_cset set;
 		struct amp_run_result res;
-		int rc;
 
 		if (!lv->counted || !lv->selected)
 			continue;
-		if (amp_cset_open(&set, c->backend, c->host, &lv->ev, 1, err, len) < 0)
-			return -1;
-		rc = amp_run_overhead(c->host, &set, c->reps, &res, err, len);
-		amp_cset_close(&set);
-		if (rc < 0)
+		if (amp_event_overhead(c->backend, c->host, lv->ev, c->reps, &res, err, len) < 0)
 			return -1;
 		c->overhead[lv->ev] = (int64_t)res.min[0];
 	}
@@ -385,11 +401,8 @@ int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len)
 
 static void mark_nc(struct amp_level *lv)
 {
-	struct amp_param *all[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size,
-				    &lv->write_allocate, &lv->replacement, &lv->inclusion, &lv->unified };
-
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		amp_param_unknown(all[i], "%s", lv->nc_reason);
+	for (int i = 0; i < AMP_NPARAMS; i++)
+		amp_param_unknown(amp_level_param(lv, i), "%s", lv->nc_reason);
 }
 
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)

@@ -35,8 +35,15 @@ enum amp_policy_id { AMP_POLICY_LRU, AMP_POLICY_PLRU, AMP_POLICY_FIFO, AMP_POLIC
 		     AMP_POLICY_UNKNOWN };
 enum amp_inclusion_id { AMP_INCL_NINE, AMP_INCL_INCLUSIVE, AMP_INCL_EXCLUSIVE };
 
-/* Names of the parameters in struct amp_level order (line .. unified). */
-extern const char *const amp_param_names[];
+/* Every parameter of a level, by name and place, in report order. */
+#define AMP_NPARAMS 9
+struct amp_param_field {
+	const char *name;
+	size_t offset;  /* in struct amp_level */
+};
+extern const struct amp_param_field amp_param_fields[AMP_NPARAMS];
+#define amp_level_param(lv, i) \
+	((struct amp_param *)((char *)(lv) + amp_param_fields[i].offset))
 /* The lowest confidence among lv's known parameters (1 when none). */
 double amp_level_confidence(const struct amp_level *lv);
 extern const char *const amp_policy_names[];    /* indexed by amp_policy_id */
@@ -79,6 +86,10 @@ struct amp_ctx {
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };
+
+/* Fills c's settings (the rest zero; min_confidence one half). */
+void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct amp_backend_ops *backend,
+		  unsigned reps, unsigned votes, uint64_t seed);
 
 /* Misses counted by ev over plan's measured passes: the minimum over
  * ctx->reps runs, minus the API overhead.  0, or -1 with err. */

@@ -81,5 +81,8 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
  * minimum over reps; subtract it from small measurements (AMP 2.2). */
 int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
 		     struct amp_run_result *res, char *err, size_t len);
+/* The same for one event of a backend (opens and closes its set). */
+int amp_event_overhead(const struct amp_backend_ops *b, const struct amp_host *host, enum amp_event ev,
+		       unsigned reps, struct amp_run_result *res, char *err, size_t len);
 
 #endif

@@ -381,3 +381,16 @@ int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned
 	}
 	return 0;
 }
+
+int amp_event_overhead(const struct amp_backend_ops *b, const struct amp_host *host, enum amp_event ev,
+		       unsigned reps, struct amp_run_result *res, char *err, size_t len)
+{
+	struct amp_cset set;
+	int rc;
+
+	if (amp_cset_open(&set, b, host, &ev, 1, err, len) < 0)
+		return -1;
+	rc = amp_run_overhead(host, &set, reps, res, err, len);
+	amp_cset_close(&set);
+	return rc;
+}

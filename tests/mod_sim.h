@@ -14,10 +14,13 @@ struct mod_sim {
 	struct amp_ctx ctx;
 };
 
-/* Builds the machine of `spec` with `noise` and characterises it through
- * module `last` (8 votes of the minimum of 8 runs, like amp).  0 or -1. */
-static inline int mod_sim_run(struct mod_sim *ms, const char *spec, double noise, const char *last,
-			      char *err, size_t len)
+/* Builds the machine of `spec` with `noise` and `seed` and characterises
+ * it, level `only` and those above it (NULL: all), through module `last`
+ * (NULL: all), with `votes` votes of the minimum of `reps` runs.  0 or
+ * -1 with err (the machine, if built, stays for mod_sim_free). */
+static inline int mod_sim_run_ex(struct mod_sim *ms, const char *spec, double noise, uint64_t seed,
+				 unsigned reps, unsigned votes, const char *only, const char *last,
+				 char *err, size_t len)
 {
 	struct sim_spec s;
 
@@ -25,22 +28,24 @@ static inline int mod_sim_run(struct mod_sim *ms, const char *spec, double noise
 	if (sim_spec_parse(spec, &s, err, len) < 0)
 		return -1;
 	s.noise = noise;
-	s.seed = 1;
+	s.seed = seed;
 	ms->sim = sim_create(&s, err, len);
 	if (!ms->sim)
 		return -1;
 	ms->host.sim = ms->sim;
-	ms->ctx.host = &ms->host;
-	ms->ctx.backend = &amp_backend_sim;
-	ms->ctx.reps = 8;
-	ms->ctx.votes = 8;
-	ms->ctx.seed = 1;
-	ms->ctx.min_confidence = 0.5;
-	if (amp_levels_discover(&ms->ctx, NULL, err, len) < 0 ||
+	amp_ctx_init(&ms->ctx, &ms->host, &amp_backend_sim, reps, votes, seed);
+	if (amp_levels_discover(&ms->ctx, only, err, len) < 0 ||
 	    amp_measure_overhead(&ms->ctx, err, len) < 0 ||
 	    amp_characterise_through(&ms->ctx, last, err, len) < 0)
 		return -1;
 	return 0;
+}
+
+/* The usual case: seed 1, 8 votes of the minimum of 8 runs, like amp. */
+static inline int mod_sim_run(struct mod_sim *ms, const char *spec, double noise, const char *last,
+			      char *err, size_t len)
+{
+	return mod_sim_run_ex(ms, spec, noise, 1, 8, 8, NULL, last, err, len);
 }
 
 static inline void mod_sim_free(struct mod_sim *ms)

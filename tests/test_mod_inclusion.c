@@ -11,6 +11,7 @@
 #include "measure.h"
 #include "sim.h"
 #include "tap.h"
+#include "mod_sim.h"
 
 enum { NINE = AMP_INCL_NINE, INCL = AMP_INCL_INCLUSIVE, EXCL = AMP_INCL_EXCLUSIVE, UNKNOWN = -1 };
 
@@ -24,49 +25,21 @@ struct want {
 	long long ways, size, eff;
 };
 
-struct ctx_run {
-	struct amp_host host;
-	struct amp_ctx ctx;
-};
-
-/* Characterise spec with line, assoc and inclusion; 0 or -1. */
-static int characterise(struct ctx_run *r, const char *spec_text, double noise, const char *only)
+/* Characterise spec with line, assoc and inclusion (the modules it
+ * depends on and itself); 0 or -1. */
+static int characterise(struct mod_sim *r, const char *spec_text, double noise, const char *only)
 {
-	struct sim_spec spec;
 	char err[AMP_REASON_LEN];
 
-	memset(r, 0, sizeof *r);
-	if (sim_spec_parse(spec_text, &spec, err, sizeof err) < 0) {
+	if (mod_sim_run_ex(r, spec_text, noise, 1, 8, 8, only, "inclusion", err, sizeof err) < 0) {
 		tap_diag("%s: %s", spec_text, err);
+		mod_sim_free(r);
 		return -1;
 	}
-	spec.noise = noise;
-	r->host.sim = sim_create(&spec, err, sizeof err);
-	if (!r->host.sim) {
-		tap_diag("%s: %s", spec_text, err);
-		return -1;
-	}
-	r->ctx.host = &r->host;
-	r->ctx.backend = &amp_backend_sim;
-	r->ctx.reps = 8;
-	r->ctx.votes = 8;
-	r->ctx.seed = 1;
-	r->ctx.min_confidence = 0.5;
-	if (amp_levels_discover(&r->ctx, only, err, sizeof err) < 0 ||
-	    amp_measure_overhead(&r->ctx, err, sizeof err) < 0)
-		goto fail;
-	/* line, assoc and inclusion: the modules it depends on and itself. */
-	if (amp_characterise_through(&r->ctx, "inclusion", err, sizeof err) < 0)
-		goto fail;
 	return 0;
-fail:
-	tap_diag("%s: %s", spec_text, err);
-	sim_destroy(r->host.sim);
-	r->host.sim = NULL;
-	return -1;
 }
 
-static struct amp_level *level(struct ctx_run *r, const char *name)
+static struct amp_level *level(struct mod_sim *r, const char *name)
 {
 	for (int i = 0; i < r->ctx.nlv; i++)
 		if (strcmp(r->ctx.lv[i].name, name) == 0)
@@ -76,7 +49,7 @@ static struct amp_level *level(struct ctx_run *r, const char *name)
 
 static void check(const char *what, const char *spec, double noise, const struct want *w, int nw)
 {
-	struct ctx_run r;
+	struct mod_sim r;
 
 	if (characterise(&r, spec, noise, NULL) < 0) {
 		tap_ok(0, "%s (noise %g): characterised", what, noise);

@@ -10,45 +10,24 @@
 #include "measure.h"
 #include "sim.h"
 #include "tap.h"
+#include "mod_sim.h"
 #include "util.h"
 
-static struct amp_ctx ctx; /* large: not on the stack */
+static struct mod_sim ms; /* large: not on the stack */
 
 /* Characterises spec (with noise p and seed) into ctx, through module
  * `last` (NULL: all); 0 or -1. */
 static int characterise_through(const char *spec_text, double noise, uint64_t seed, unsigned reps,
 				unsigned votes, const char *last, struct sim_machine **m)
 {
-	struct sim_spec spec;
-	static struct amp_host host;
 	char err[512];
 
-	if (sim_spec_parse(spec_text, &spec, err, sizeof err) < 0) {
-		tap_diag("spec %s: %s", spec_text, err);
+	if (mod_sim_run_ex(&ms, spec_text, noise, seed, reps, votes, NULL, last, err, sizeof err) < 0) {
+		tap_diag("%s: %s", spec_text, err);
+		mod_sim_free(&ms);
 		return -1;
 	}
-	spec.noise = noise;
-	spec.seed = seed;
-	host.sim = sim_create(&spec, err, sizeof err);
-	if (!host.sim) {
-		tap_diag("sim: %s", err);
-		return -1;
-	}
-	memset(&ctx, 0, sizeof ctx);
-	ctx.host = &host;
-	ctx.backend = &amp_backend_sim;
-	ctx.reps = reps;
-	ctx.votes = votes;
-	ctx.seed = seed;
-	ctx.min_confidence = 0.5;
-	if (amp_levels_discover(&ctx, NULL, err, sizeof err) < 0 ||
-	    amp_measure_overhead(&ctx, err, sizeof err) < 0 ||
-	    amp_characterise_through(&ctx, last, err, sizeof err) < 0) {
-		tap_diag("characterise: %s", err);
-		sim_destroy(host.sim);
-		return -1;
-	}
-	*m = host.sim;
+	*m = ms.sim;
 	return 0;
 }
 
@@ -68,9 +47,9 @@ static int characterise_geometry(const char *spec_text, double noise, uint64_t s
 
 static const struct amp_level *level(const char *name)
 {
-	for (int i = 0; i < ctx.nlv; i++)
-		if (strcmp(ctx.lv[i].name, name) == 0)
-			return &ctx.lv[i];
+	for (int i = 0; i < ms.ctx.nlv; i++)
+		if (strcmp(ms.ctx.lv[i].name, name) == 0)
+			return &ms.ctx.lv[i];
 	return NULL;
 }
 
@@ -117,7 +96,7 @@ static void test_table1(void)
 			tap_ok(0, "%s characterised", row->preset);
 			continue;
 		}
-		before = ctx.accesses;
+		before = ms.ctx.accesses;
 		for (int k = 0; k < 5; k++) {
 			char got[64];
 
@@ -186,11 +165,11 @@ static void test_noise(void)
 				break;
 			}
 			now[0] = '\0';
-			for (int i = 0; i < ctx.nlv; i++) {
+			for (int i = 0; i < ms.ctx.nlv; i++) {
 				char t[64];
 
-				triple(ctx.lv[i].name, t, sizeof t);
-				used += snprintf(now + used, sizeof now - used, "%s=%s ", ctx.lv[i].name, t);
+				triple(ms.ctx.lv[i].name, t, sizeof t);
+				used += snprintf(now + used, sizeof now - used, "%s=%s ", ms.ctx.lv[i].name, t);
 			}
 			sim_destroy(m);
 			if (seed == 1)
@@ -391,7 +370,7 @@ static void test_matrix(void)
 		if (!ok)
 			tap_diag("hierarchy %d wrong at%s: %s", h, diag, spec);
 		if (getenv("AMP_TEST_VERBOSE"))
-			tap_diag("hierarchy %d: %llu accesses: %s", h, (unsigned long long)ctx.accesses, spec);
+			tap_diag("hierarchy %d: %llu accesses: %s", h, (unsigned long long)ms.ctx.accesses, spec);
 		sim_destroy(m);
 	}
 	tap_ok(total == count && exact == total, "random hierarchies recovered exactly: %d of %d", exact, total);
