@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include "amp.h"
@@ -12,6 +13,7 @@
 #include "plan.h"
 #include "sim.h"
 #include "timer.h"
+#include "timing.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE (64ULL << 20)
@@ -209,6 +211,23 @@ static void counter_reasons(const struct amp_report *r, char *buf, size_t len)
 #endif
 }
 
+/* Wall time of a phase: into the report, and on stderr with -v. */
+static void phase_done(const struct amp_config *cfg, struct amp_report *r, const char *name,
+		       uint64_t *t)
+{
+	uint64_t now = amp_now_ns();
+	double sec = (double)(now - *t) / 1e9;
+
+	if (r->nphases < (int)(sizeof r->phase / sizeof r->phase[0])) {
+		r->phase[r->nphases].name = name;
+		r->phase[r->nphases].seconds = sec;
+		r->nphases++;
+	}
+	if (cfg->verbose)
+		fprintf(stderr, "amp: %-22s %7.2f s\n", name, sec);
+	*t = now;
+}
+
 /* Counter-driven characterisation of every (or the selected) level. */
 static int characterise(const struct amp_config *cfg, const struct amp_host *host,
 			const struct amp_backend_ops *b, struct amp_ctx *ctx, char *err, size_t len)
@@ -221,14 +240,44 @@ static int characterise(const struct amp_config *cfg, const struct amp_host *hos
 	return AMP_EXIT_OK;
 }
 
+/* The sweep's range: enough for the levels asked for. */
+static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
+{
+	if (cfg->level && strcasecmp(cfg->level, "L1d") == 0 && max_size > (4ULL << 20))
+		return 4ULL << 20;
+	return max_size;
+}
+
+/* The timing path: the sweep's levels, then the modules by time. */
+static int characterise_by_timing(const struct amp_config *cfg, const struct amp_host *host,
+				  const struct amp_sweep *sw, struct amp_ctx *ctx, char *err, size_t len)
+{
+	amp_ctx_init(ctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
+	amp_ctx_timing(ctx);
+	if (amp_levels_timing(ctx, cfg->level, sw, err, len) < 0)
+		return AMP_EXIT_USAGE;
+	if (amp_characterise(ctx, err, len) < 0)
+		return AMP_EXIT_FAILED;
+	return AMP_EXIT_OK;
+}
+
+static int inconclusive(const struct amp_ctx *c)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].selected && c->lv[i].measurable && amp_level_confidence(&c->lv[i]) < 0.5)
+			return 1;
+	return 0;
+}
+
 static int run(const struct amp_config *cfg, const struct amp_host *host)
 {
-	static struct amp_ctx ctx;
+	static struct amp_ctx ctx, tctx;
 	static struct amp_report r;
+	static struct amp_sweep sw;
 	const struct amp_backend_ops *b;
 	char err[AMP_REASON_LEN];
-	int status = AMP_EXIT_OK;
-	uint64_t t0 = amp_now_ns(), max_size = cfg->max_size;
+	int status = AMP_EXIT_OK, timing;
+	uint64_t t0 = amp_now_ns(), t = t0, max_size = cfg->max_size;
 
 	amp_report_init(&r);
 	host_identity(&r);
@@ -237,6 +286,15 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 	if (!b)
 		return status;
 	snprintf(r.backend, sizeof r.backend, "%s", b->name);
+	timing = cfg->timing || b == &amp_backend_timer;
+	if (b == &amp_backend_timer && (cfg->counters || cfg->cross_check)) {
+		char why[2 * AMP_REASON_LEN];
+
+		counter_reasons(&r, why, sizeof why);
+		fprintf(stderr, "amp: %s needs miss counters, and none are usable here (%s)\n",
+			cfg->counters ? "--counters" : "--cross-check", why);
+		return AMP_EXIT_RESOURCE;
+	}
 
 	if (host->sim) {
 		const struct sim_spec *spec = sim_get_spec(host->sim);
@@ -247,12 +305,15 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		amp_num_unknown(&r.timer_resolution_ns, "a simulated machine has no clock");
 		amp_num_set(&r.timer_overhead_ticks, 0);
 		amp_num_unknown(&r.pinned_cpu, "nothing to pin on a simulated machine");
+		amp_num_unknown(&r.core_mhz, "a simulated machine has no clock");
+		r.cycles_per_tick = 1;
 		reported_from_spec(spec, &r);
 		if (!max_size)
 			max_size = sim_default_max_size(spec);
 	} else {
 		const struct amp_timer_cal *cal;
 		int cpu = amp_pin_self(err, sizeof err);
+		double cpt;
 
 		if (cpu >= 0)
 			amp_num_set(&r.pinned_cpu, cpu);
@@ -264,22 +325,31 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		amp_num_set(&r.tick_mhz, cal->ticks_per_ns * 1000.0);
 		amp_num_set(&r.timer_resolution_ns, cal->resolution_ticks / cal->ticks_per_ns);
 		amp_num_set(&r.timer_overhead_ticks, cal->overhead_ticks);
+		cpt = amp_core_cycles_per_tick();
+		if (cpt > 0) {
+			r.cycles_per_tick = cpt;
+			amp_num_set(&r.core_mhz, cpt * cal->ticks_per_ns * 1000.0);
+		} else {
+			amp_num_unknown(&r.core_mhz, "no dependent-add timing for this architecture");
+		}
 		amp_reported_from_sysfs(&r);
 		if (!max_size)
 			max_size = DEFAULT_MAX_SIZE;
 	}
 	measure_overhead(b, host, cfg->reps, &r);
-	if (b == &amp_backend_timer) {
-		char why[2 * AMP_REASON_LEN];
+	phase_done(cfg, &r, "calibration", &t);
 
-		counter_reasons(&r, why, sizeof why);
-		if (cfg->counters || cfg->level) {
-			fprintf(stderr, "amp: %s needs miss counters, and none are usable here (%s)\n",
-				cfg->counters ? "--counters" : "--level", why);
-			return AMP_EXIT_RESOURCE;
+	/* The sweep: the latency table, and the timing path's levels. */
+	if (timing || cfg->cross_check || !cfg->level) {
+		amp_ctx_init(&tctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
+		amp_ctx_timing(&tctx);
+		if (amp_measure_latency(&tctx, sweep_max(cfg, max_size), &sw, &r, err, sizeof err) < 0) {
+			fprintf(stderr, "amp: latency sweep failed: %s\n", err);
+			return AMP_EXIT_FAILED;
 		}
-		snprintf(r.hier_missing, sizeof r.hier_missing, "no miss counters usable here: %s", why);
-	} else {
+		phase_done(cfg, &r, "latency sweep", &t);
+	}
+	if (!timing || cfg->cross_check) {
 		int st = characterise(cfg, host, b, &ctx, err, sizeof err);
 
 		if (st != AMP_EXIT_OK) {
@@ -287,14 +357,22 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 			return st;
 		}
 		r.hier = &ctx;
-		for (int i = 0; i < ctx.nlv; i++)
-			if (ctx.lv[i].selected && ctx.lv[i].counted && amp_level_confidence(&ctx.lv[i]) < 0.5)
-				status = AMP_EXIT_FAILED; /* inconclusive */
+		status = inconclusive(&ctx) ? AMP_EXIT_FAILED : status;
+		phase_done(cfg, &r, "counters", &t);
 	}
-	if (!cfg->level &&
-	    amp_measure_latency(host, max_size, cfg->reps, cfg->seed, &r, err, sizeof err) < 0) {
-		fprintf(stderr, "amp: latency measurement failed: %s\n", err);
-		status = AMP_EXIT_FAILED;
+	if (timing || cfg->cross_check) {
+		int st = characterise_by_timing(cfg, host, &sw, &tctx, err, sizeof err);
+
+		if (st != AMP_EXIT_OK) {
+			fprintf(stderr, "amp: %s\n", err);
+			return st;
+		}
+		if (cfg->cross_check)
+			r.cross = &tctx;
+		else
+			r.hier = &tctx;
+		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
+		phase_done(cfg, &r, "timing", &t);
 	}
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
 	if (cfg->json)

@@ -13,10 +13,12 @@ int amp_main(int argc, char **argv);
  * r->reported_missing set. */
 int amp_reported_from_sysfs(struct amp_report *r);
 
-/* Load latency against working-set size (random cyclic pointer chase,
- * one load per `stride` bytes, sizes doubling from 4 KiB to max_size),
- * minimum of reps runs; fills r->latency.  0, or -1 with err. */
-int amp_measure_latency(const struct amp_host *host, uint64_t max_size, unsigned reps,
-			uint64_t seed, struct amp_report *r, char *err, size_t len);
+struct amp_ctx;
+struct amp_sweep;
+/* Load latency against working-set size: the timing path's sweep (4 KiB
+ * up to max_size, four sizes an octave) on c's host, into r's latency
+ * table (r->sweep points at sw).  0, or -1 with err. */
+int amp_measure_latency(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw,
+			struct amp_report *r, char *err, size_t len);
 
 #endif

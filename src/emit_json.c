@@ -3,6 +3,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "report.h"
+#include "timing.h"
 
 void amp_json_string(FILE *out, const char *s)
 {
@@ -119,7 +120,22 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 			(unsigned long long)p->size, p->ticks);
 		num(out, "ns", &p->ns, "}");
 	}
-	fprintf(out, "%s]},\n", r->nlatency ? "\n  " : "");
+	fprintf(out, "%s],\n    \"steps\": [", r->nlatency ? "\n  " : "");
+	for (int i = 0; r->sweep && i < r->sweep->nclusters; i++) {
+		const struct amp_sweep *sw = r->sweep;
+		int mem = sw->reached_memory && i == sw->nclusters - 1;
+
+		fprintf(out, "%s{\"what\": \"%s\", \"up_to\": %llu, \"ticks\": %.3f}", i ? ", " : "",
+			mem ? "memory" : "cache", (unsigned long long)sw->size[sw->cl[i].fits], sw->cl[i].ticks);
+	}
+	fputs("]},\n  ", out);
+	num(out, "memory_latency_ticks", &r->memory_ticks, ",\n  ");
+	num(out, "core_mhz", &r->core_mhz, ",\n");
+	fputs("  \"phases\": [", out);
+	for (int i = 0; i < r->nphases; i++)
+		fprintf(out, "%s{\"name\": \"%s\", \"seconds\": %.3f}", i ? ", " : "", r->phase[i].name,
+			r->phase[i].seconds);
+	fputs("],\n", out);
 	fprintf(out, "  \"wall_seconds\": %.3f\n}\n", r->wall_seconds);
 }
 
@@ -182,7 +198,7 @@ static void emit_level(FILE *out, const struct amp_level *lv, int first)
 		str(out, "type", type, ", ");
 	else
 		fputs("\"type\": null, ", out);
-	if (!lv->counted) {
+	if (!lv->measurable) {
 		fputs("\"method\": null, ", out);
 		str(out, "reason", lv->nc_reason, "}");
 		return;
@@ -205,8 +221,10 @@ static void emit_level(FILE *out, const struct amp_level *lv, int first)
 		flat(out, "replacement", &lv->replacement, amp_policy_names, 0, ", ");
 	else
 		fputs("\"replacement\": \"unknown\", ", out);
-	fprintf(out, "\"method\": \"counters\", \"confidence\": %.3g,\n      \"parameters\": {",
-		amp_level_confidence(lv));
+	if (lv->method == AMP_METHOD_TIMING && lv->kind == AMP_KIND_CACHE)
+		fprintf(out, "\"latency_ticks\": %.3f, ", lv->hit_ticks);
+	fprintf(out, "\"method\": \"%s\", \"confidence\": %.3g,\n      \"parameters\": {",
+		amp_method_names[lv->method], amp_level_confidence(lv));
 	param(out, lv->kind == AMP_KIND_CACHE ? "line_size" : "page_size", &lv->line, NULL, ", ");
 	param(out, "associativity", &lv->assoc, NULL, ", ");
 	param(out, "way_size", &lv->way, NULL, ", ");
@@ -220,19 +238,9 @@ static void emit_level(FILE *out, const struct amp_level *lv, int first)
 	param(out, "replacement", &lv->replacement, amp_policy_names, "}}");
 }
 
-void amp_emit_json_levels(const struct amp_report *r, FILE *out)
+/* The caches and TLBs arrays; `end` follows the last one. */
+static void emit_levels(FILE *out, const struct amp_ctx *c, const char *end)
 {
-	const struct amp_ctx *c = r->hier;
-
-	if (!c) {
-		fputs("  \"caches\": null, \"tlbs\": null, \"characterisation_reason\": ", out);
-		amp_json_string(out, r->hier_missing[0] ? r->hier_missing : "not asked for");
-		fputs(",\n", out);
-		return;
-	}
-	fprintf(out, "  \"characterisation\": {\"method\": \"counters\", \"backend\": \"%s\", "
-		"\"votes\": %u, \"reps\": %u, \"accesses\": %llu},\n", c->backend->name, c->votes,
-		c->reps, (unsigned long long)c->accesses);
 	for (int kind = AMP_KIND_CACHE; kind <= AMP_KIND_TLB; kind++) {
 		int first = 1;
 
@@ -245,6 +253,28 @@ void amp_emit_json_levels(const struct amp_report *r, FILE *out)
 			emit_level(out, lv, first);
 			first = 0;
 		}
-		fputs(first ? "],\n" : "\n  ],\n", out);
+		fputs(first ? "]" : "\n  ]", out);
+		fputs(kind == AMP_KIND_TLB ? end : ",\n", out);
 	}
+}
+
+void amp_emit_json_levels(const struct amp_report *r, FILE *out)
+{
+	const struct amp_ctx *c = r->hier;
+
+	if (!c) {
+		fputs("  \"caches\": null, \"tlbs\": null, \"characterisation_reason\": ", out);
+		amp_json_string(out, r->hier_missing[0] ? r->hier_missing : "not asked for");
+		fputs(",\n", out);
+		return;
+	}
+	fprintf(out, "  \"characterisation\": {\"method\": \"%s\", \"backend\": \"%s\", "
+		"\"votes\": %u, \"reps\": %u, \"accesses\": %llu},\n", amp_method_names[c->method],
+		c->backend->name, c->votes, c->reps, (unsigned long long)c->accesses);
+	emit_levels(out, c, ",\n");
+	if (r->cross) {
+		fputs("  \"cross_check\": {\"method\": \"timing\",\n", out);
+		emit_levels(out, r->cross, "},\n");
+	}
+
 }

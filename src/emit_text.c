@@ -1,7 +1,9 @@
 /* emit_text.c - the report for people. */
 #include "config.h"
 #include <stdio.h>
+#include <string.h>
 #include "report.h"
+#include "timing.h"
 #include "util.h"
 
 static void num(FILE *out, const struct amp_num *n, const char *fmt, const char *unit)
@@ -58,6 +60,22 @@ static void emit_latency(const struct amp_report *r, FILE *out)
 		fprintf(out, " %14.2f\n", p->ticks);
 	}
 	fprintf(out, "  (one tick: %s)\n", r->tick_unit);
+	if (!r->sweep)
+		return;
+	fprintf(out, "  Levels (quality-threshold clusters of the monotone curve; median latency; largest\n"
+		"  working set within 25%% of it: the effective size):\n");
+	for (int i = 0; i < r->sweep->nclusters; i++) {
+		const struct amp_sweep *sw = r->sweep;
+		int mem = sw->reached_memory && i == sw->nclusters - 1;
+
+		fprintf(out, "    %-7s up to %10s: %7.2f ticks", mem ? "memory" : "level",
+			mem ? "-" : amp_fmt_size(sw->size[sw->cl[i].fits], sz, sizeof sz), sw->cl[i].ticks);
+		if (r->cycles_per_tick > 0)
+			fprintf(out, " = %6.1f cycles", sw->cl[i].ticks * r->cycles_per_tick);
+		if (r->tick_mhz.known)
+			fprintf(out, " = %7.2f ns", sw->cl[i].ticks / r->tick_mhz.value * 1000.0);
+		fprintf(out, "\n");
+	}
 }
 
 void amp_emit_text_levels(const struct amp_report *r, FILE *out);
@@ -83,10 +101,20 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 	num(out, &r->counter_overhead_ticks, "%.0f", " ticks");
 	fprintf(out, "\nPinned:   ");
 	num(out, &r->pinned_cpu, "CPU %.0f", "");
+	fprintf(out, "\nCore:     ");
+	num(out, &r->core_mhz, "%.0f MHz", " (dependent integer adds, one cycle each)");
 	fprintf(out, "\n");
 	emit_reported(r, out);
 	amp_emit_text_levels(r, out);
 	emit_latency(r, out);
+	fprintf(out, "\nMain memory latency: ");
+	if (r->memory_ticks.known && r->cycles_per_tick > 0 && r->tick_mhz.known)
+		fprintf(out, "%.1f ticks = %.0f cycles = %.1f ns\n", r->memory_ticks.value,
+			r->memory_ticks.value * r->cycles_per_tick, r->memory_ticks.value / r->tick_mhz.value * 1000.0);
+	else
+		num(out, &r->memory_ticks, "%.1f", " ticks\n");
+	if (!r->memory_ticks.known)
+		fprintf(out, "\n");
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 
@@ -119,6 +147,62 @@ static const char *name_cell(const struct amp_param *p, const char *const *names
 }
 
 static const char *const yes_no_write[] = { "no-alloc", "allocate" };
+
+/* What the system reports for lv (sysfs or the simulated spec): the
+ * "reported" column, never a measured value. */
+static const char *reported_cell(const struct amp_report *r, const struct amp_level *lv, char *buf,
+				 size_t len)
+{
+	char sz[32], ln[32];
+
+	for (int i = 0; i < r->nreported; i++) {
+		const struct amp_reported_cache *rc = &r->reported[i];
+		int insn = strcmp(rc->type, "instruction") == 0, data = strcmp(rc->type, "data") == 0;
+
+		if (rc->level != lv->level || (lv->side == AMP_SIDE_INSN ? data : insn))
+			continue;
+		snprintf(buf, len, "%s %s %s-way", amp_fmt_size(rc->size, sz, sizeof sz),
+			 amp_fmt_size(rc->line, ln, sizeof ln), rc->ways ? "" : "full");
+		if (rc->ways)
+			snprintf(buf, len, "%s %s %u-way", sz, ln, rc->ways);
+		return buf;
+	}
+	snprintf(buf, len, "-");
+	return buf;
+}
+
+/* --cross-check: every parameter the two paths both measured and on
+ * which they disagree. */
+static void emit_cross(const struct amp_report *r, FILE *out)
+{
+	const struct amp_ctx *a = r->hier, *b = r->cross;
+	int shown = 0, compared = 0;
+
+	fprintf(out, "\nCross-check, counters against timing:\n");
+	for (int i = 0; i < a->nlv; i++) {
+		const struct amp_level *x = &a->lv[i], *y = NULL;
+
+		for (int j = 0; j < b->nlv; j++)
+			if (strcmp(b->lv[j].name, x->name) == 0)
+				y = &b->lv[j];
+		if (!y || !x->measurable || !y->measurable || !x->selected || !y->selected)
+			continue;
+		for (int k = 0; k < AMP_NPARAMS; k++) {
+			const struct amp_param *p = amp_level_param(x, k), *q = amp_level_param(y, k);
+
+			if (!amp_param_conclusive(p) || !amp_param_conclusive(q))
+				continue;
+			compared++;
+			if (p->value != q->value) {
+				fprintf(out, "  %s %s: counters %lld, timing %lld\n", x->name,
+					amp_param_fields[k].name, (long long)p->value, (long long)q->value);
+				shown++;
+			}
+		}
+	}
+	fprintf(out, "  %d parameter%s measured both ways, %d disagree%s\n", compared,
+		compared == 1 ? "" : "s", shown, shown == 1 ? "s" : "");
+}
 static const char *const unified_names[] = { "split", "unified" };
 
 void amp_emit_text_levels(const struct amp_report *r, FILE *out)
@@ -131,20 +215,27 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 			fprintf(out, "\nCaches and TLBs: not characterised (%s)\n", r->hier_missing);
 		return;
 	}
-	fprintf(out, "\nCaches measured with counters (%s backend, %u votes of the minimum of %u runs):\n",
-		c->backend->name, c->votes, c->reps);
-	fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %6s\n", "level", "line", "size",
-		"effective", "ways", "write", "policy", "inclusion", "kind", "conf");
+	if (c->method == AMP_METHOD_TIMING)
+		fprintf(out, "\nCaches measured by timing (no miss counters used; %u votes of the minimum of %u runs; latency in %s):\n",
+			c->votes, c->reps, r->cycles_per_tick > 0 ? "core cycles" : "ticks");
+	else
+		fprintf(out, "\nCaches measured with counters (%s backend, %u votes of the minimum of %u runs):\n",
+			c->backend->name, c->votes, c->reps);
+	fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %6s %8s  %s\n", "level", "line", "size",
+		"effective", "ways", "write", "policy", "inclusion", "kind", "conf", "latency", "reported");
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
+		char lat[32] = "-", rep[64];
 
 		if (lv->kind != AMP_KIND_CACHE || !lv->selected)
 			continue;
-		if (!lv->counted) {
+		if (!lv->measurable) {
 			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
 			continue;
 		}
-		fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %5.0f%%\n", lv->name,
+		if (lv->method == AMP_METHOD_TIMING)
+			snprintf(lat, sizeof lat, "%.1f", lv->hit_ticks * (r->cycles_per_tick > 0 ? r->cycles_per_tick : 1));
+		fprintf(out, "  %-5s %9s %10s %10s %6s %9s %8s %10s %8s %5.0f%% %8s  %s\n", lv->name,
 			cell(&lv->line, 1, a, sizeof a), cell(&lv->size, 1, b, sizeof b),
 			cell(&lv->effective_size, 1, d, sizeof d),
 			lv->fully_associative ? "full" : cell(&lv->assoc, 0, e, sizeof e),
@@ -152,7 +243,7 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 			name_cell(&lv->replacement, amp_policy_names, 5, g, sizeof g),
 			lv->level == 1 ? "-" : name_cell(&lv->inclusion, amp_inclusion_names, 3, h, sizeof h),
 			name_cell(&lv->unified, unified_names, 2, k, sizeof k),
-			100.0 * amp_level_confidence(lv));
+			100.0 * amp_level_confidence(lv), lat, reported_cell(r, lv, rep, sizeof rep));
 	}
 	for (int i = 0, header = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
@@ -164,7 +255,7 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 			fprintf(out, "  %-5s %9s %8s %6s %8s %6s\n", "level", "page", "entries", "ways",
 				"policy", "conf");
 		}
-		if (!lv->counted) {
+		if (!lv->measurable) {
 			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
 			continue;
 		}
@@ -178,7 +269,7 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
 
-		if (!lv->counted || !lv->selected)
+		if (!lv->measurable || !lv->selected)
 			continue;
 		for (int j = 0; j < AMP_NPARAMS; j++) {
 			const struct amp_param *p = amp_level_param(lv, j);
@@ -200,4 +291,6 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		}
 	}
 	fprintf(out, "  (%llu accesses in all)\n", (unsigned long long)c->accesses);
+	if (r->cross)
+		emit_cross(r, out);
 }

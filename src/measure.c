@@ -8,8 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "measure.h"
+#include "sim.h"
+#include "timer.h"
+#include "timing.h"
 
+/* A timed run lasts at least this long (20 us: 2000 timer resolutions). */
+#define T_MIN_NS 20000.0
+
+const char *const amp_method_names[] = { "counters", "timing" };
 const char *const amp_policy_names[] = { "lru", "plru", "fifo", "random", "unknown" };
 const char *const amp_inclusion_names[] = { "nine", "inclusive", "exclusive" };
 const struct amp_param_field amp_param_fields[AMP_NPARAMS] = {
@@ -47,6 +55,24 @@ void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct a
 	c->votes = votes;
 	c->seed = seed;
 	c->min_confidence = 0.5;
+	c->method = AMP_METHOD_COUNTERS;
+	amp_rng_seed(&c->rng, seed ^ 0x74696d696e67ULL);
+	if (host && host->sim) {
+		c->page = sim_get_spec(host->sim)->map_page;
+	} else {
+		long pg = sysconf(_SC_PAGESIZE);
+
+		c->page = pg > 0 ? (uint64_t)pg : 4096;
+	}
+	if (backend == &amp_backend_timer)
+		amp_ctx_timing(c);
+}
+
+void amp_ctx_timing(struct amp_ctx *c)
+{
+	c->method = AMP_METHOD_TIMING;
+	if (c->host && !c->host->sim)
+		c->t_min_ticks = T_MIN_NS * amp_timer()->ticks_per_ns;
 }
 
 /* Walks produce at least this many accesses per measurement, so counts
@@ -57,6 +83,9 @@ void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct a
  * one only by about 2/ways (6% at 32 ways); interference alone stays
  * well below 1% once the minimum over repetitions is taken. */
 #define THRASH_RATE 0.02
+/* By timing, a share of the latency gap to the level below: one line
+ * too many costs about the whole gap under LRU, jitter a few percent. */
+#define THRASH_RATE_TIMING 0.3
 
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 {
@@ -75,6 +104,15 @@ void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_para
 	p->value = value;
 	p->nvotes = 0;
 	p->accesses = 0;
+}
+
+void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
+		      const struct amp_param *way)
+{
+	amp_param_derived(&lv->size, size, way);
+	if (ways->confidence < way->confidence)
+		lv->size.confidence = ways->confidence;
+	lv->size.accesses = ways->accesses + way->accesses;
 }
 
 enum amp_op amp_level_op(const struct amp_level *lv)
@@ -157,9 +195,9 @@ int amp_region_half(const struct amp_level *lv, uint64_t *half, uint64_t *above,
 	}
 	*above = 0;
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (!a->counted || !amp_param_conclusive(&a->size)) {
+		if (!a->measurable || !amp_param_conclusive(&a->size)) {
 			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
-				 a->counted ? a->size.reason : a->nc_reason);
+				 a->measurable ? a->size.reason : a->nc_reason);
 			return -1;
 		}
 		*above += (uint64_t)a->size.value;
@@ -181,7 +219,7 @@ int amp_evictors_usable(const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
 
-	if (!up || !up->counted || !up->line.known || !up->way.known)
+	if (!up || !up->measurable || !up->line.known || !up->way.known)
 		return 0;
 	return up->thrash_ways > 0;
 }
@@ -197,6 +235,19 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
 	double misses;
 	int rc, seq;
 
+	if (lv->method == AMP_METHOD_TIMING) {
+		uint64_t *off = malloc(n * sizeof *off);
+
+		if (!off) {
+			snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+			return -1;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			off[i] = base + i * stride;
+		rc = amp_timing_rate(c, lv, off, n, base + stride * (n - 1) + 64, rate, err, len);
+		free(off);
+		return rc;
+	}
 	if (evict && !amp_evictors_usable(lv))
 		evict = 0;
 	if (evict && lv->way.known && lv->thrash_ways > 0) {
@@ -249,9 +300,9 @@ int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base
 	return amp_cyclic_rate_ex(c, lv, base, stride, n, 0, 0, rate, err, len);
 }
 
-int amp_thrashes(double rate)
+int amp_thrashes(const struct amp_level *lv, double rate)
 {
-	return rate >= THRASH_RATE;
+	return rate >= (lv->method == AMP_METHOD_TIMING ? THRASH_RATE_TIMING : THRASH_RATE);
 }
 
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
@@ -262,13 +313,13 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 	char err[AMP_REASON_LEN];
 
 	memset(out, 0, sizeof *out);
-	out->method = "counters";
+	out->method = amp_method_names[lv->method];
 	for (unsigned v = 0; v < nv; v++) {
 		int64_t value;
 
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
 			amp_param_unknown(out, "%s", err);
-			out->method = "counters";
+			out->method = amp_method_names[lv->method];
 			out->accesses = c->accesses - before;
 			return -1;
 		}
@@ -334,6 +385,17 @@ static struct amp_level *find_level(struct amp_ctx *c, const char *name)
 	return NULL;
 }
 
+static void select_levels(struct amp_ctx *c, const char *only)
+{
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+
+		if (!only || strcasecmp(lv->name, only) == 0)
+			for (struct amp_level *a = lv; a; a = a->above)
+				a->selected = 1;
+	}
+}
+
 int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t len)
 {
 	size_t nt = sizeof level_table / sizeof level_table[0];
@@ -359,7 +421,10 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 			has = 1;
 			ev = d->alt;
 		}
-		if (!has && !d->always_listed)
+		/* Timing lists the cache levels the sweep found, and the TLBs. */
+		if (c->method == AMP_METHOD_TIMING ? d->kind == AMP_KIND_CACHE && d->level > c->sweep_caches &&
+							     !d->always_listed
+						   : !has && !d->always_listed)
 			continue;
 		memset(lv, 0, sizeof *lv);
 		snprintf(lv->name, sizeof lv->name, "%s", d->name);
@@ -367,20 +432,77 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 		lv->side = d->side;
 		lv->level = d->level;
 		lv->ev = ev;
-		lv->counted = has;
+		lv->measurable = has;
 		if (!has)
 			snprintf(lv->nc_reason, sizeof lv->nc_reason, "no %s counter (N/C): %s",
 				 amp_event_table[d->ev].name, what);
 		lv->above = d->above ? find_level(c, d->above) : NULL;
 		c->nlv++;
 	}
+	select_levels(c, only);
+	return 0;
+}
+
+/* Parameters timing does not measure in this version, with why. */
+static const size_t counters_only[] = {
+	AMP_FILLS(write_allocate), AMP_FILLS(replacement), AMP_FILLS(inclusion), AMP_FILLS(unified),
+};
+
+int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_sweep *sw, char *err,
+		      size_t len)
+{
+	/* The last cluster is main memory only when the sweep reached it. */
+	int ncache = sw->reached_memory ? sw->nclusters - 1 : sw->nclusters;
+
+	c->sweep_caches = ncache;
+	if (amp_levels_discover(c, only, err, len) < 0)
+		return -1;
 	for (int i = 0; i < c->nlv; i++) {
 		struct amp_level *lv = &c->lv[i];
+		int k = lv->level - 1; /* its cluster */
 
-		if (!only || strcasecmp(lv->name, only) == 0)
-			for (struct amp_level *a = lv; a; a = a->above)
-				a->selected = 1;
+		lv->method = AMP_METHOD_TIMING;
+		lv->measurable = 0;
+		lv->selected = 0;
+		if (lv->side == AMP_SIDE_INSN) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason,
+				 "instruction fetches are not timed in this version, and no counter is usable");
+			continue;
+		}
+		if (lv->kind == AMP_KIND_TLB) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "measured by the TLB sweep");
+			continue;
+		}
+		if (k >= ncache) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "the latency sweep shows %d cache level%s",
+				 ncache, ncache == 1 ? "" : "s");
+			continue;
+		}
+		if (k + 1 >= sw->nclusters) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason,
+				 "the latency sweep (up to %llu KiB) did not reach the level below it",
+				 (unsigned long long)(sw->n ? sw->size[sw->n - 1] >> 10 : 0));
+			continue;
+		}
+		lv->measurable = 1;
+		lv->hit_ticks = sw->cl[k].ticks;
+		lv->next_ticks = sw->cl[k + 1].ticks;
+		lv->sweep_size = sw->size[sw->cl[k].fits];
+		memset(&lv->effective_size, 0, sizeof lv->effective_size);
+		lv->effective_size.known = 1;
+		lv->effective_size.value = (int64_t)lv->sweep_size;
+		lv->effective_size.confidence = 1;
+		lv->effective_size.method = "timing";
+		for (size_t j = 0; j < sizeof counters_only / sizeof counters_only[0]; j++)
+			amp_param_unknown((struct amp_param *)((char *)lv + counters_only[j]),
+					  "needs miss counters (timing does not measure it in this version)");
 	}
+	/* Levels found by the sweep but missing from the table stay out. */
+	select_levels(c, only);
+	for (int i = 0; i < c->nlv; i++)
+		if (!c->lv[i].measurable)
+			c->lv[i].selected = c->lv[i].selected && c->lv[i].kind == AMP_KIND_CACHE &&
+					    c->lv[i].level == 1;
 	return 0;
 }
 
@@ -390,7 +512,7 @@ int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len)
 		struct amp_level *lv = &c->lv[i];
 		struct amp_run_result res;
 
-		if (!lv->counted || !lv->selected)
+		if (!lv->measurable || !lv->selected)
 			continue;
 		if (amp_event_overhead(c->backend, c->host, lv->ev, c->reps, &res, err, len) < 0)
 			return -1;
@@ -408,7 +530,7 @@ static void mark_nc(struct amp_level *lv)
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)
 {
 	for (int i = 0; i < c->nlv; i++)
-		if (!c->lv[i].counted)
+		if (!c->lv[i].measurable)
 			mark_nc(&c->lv[i]);
 	for (int m = 0; amp_modules[m]; m++) {
 		const struct amp_module *mod = amp_modules[m];
@@ -417,7 +539,8 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 			struct amp_level *lv = &c->lv[i];
 			char why[AMP_REASON_LEN];
 
-			if (!lv->counted || !lv->selected || !(mod->kinds & (1u << lv->kind)))
+			if (!lv->measurable || !lv->selected || lv->prefilled ||
+			    !(mod->kinds & (1u << lv->kind)) || (mod->applies && !mod->applies(c, lv)))
 				continue;
 			if (!mod->supported(c, lv, why, sizeof why)) {
 				/* A refusal in words becomes each parameter's reason. */
@@ -442,4 +565,9 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 int amp_characterise(struct amp_ctx *c, char *err, size_t len)
 {
 	return amp_characterise_through(c, NULL, err, len);
+}
+
+int amp_applies_with_counters(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_COUNTERS;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "counters.h"
 #include "plan.h"
+#include "util.h"
 
 #define AMP_MAX_VOTES 64
 #define AMP_MAX_HIER 12
@@ -21,7 +22,7 @@ struct amp_param {
 	int known;              /* value is meaningful */
 	int64_t value;
 	char reason[AMP_REASON_LEN]; /* why unknown, or why inconclusive */
-	const char *method;     /* "counters" (later also "timing") */
+	const char *method;     /* "counters" or "timing" */
 	double confidence;      /* share of the votes the answer got */
 	int inconclusive;       /* confidence below the threshold */
 	int nvotes;
@@ -30,6 +31,9 @@ struct amp_param {
 };
 
 enum amp_level_kind { AMP_KIND_CACHE, AMP_KIND_TLB };
+enum amp_method { AMP_METHOD_COUNTERS, AMP_METHOD_TIMING };
+extern const char *const amp_method_names[]; /* indexed by amp_method */
+#define AMP_MAX_CONG 128
 enum amp_level_side { AMP_SIDE_DATA, AMP_SIDE_INSN };
 enum amp_policy_id { AMP_POLICY_LRU, AMP_POLICY_PLRU, AMP_POLICY_FIFO, AMP_POLICY_RANDOM,
 		     AMP_POLICY_UNKNOWN };
@@ -57,8 +61,21 @@ struct amp_level {
 	enum amp_level_side side; /* which accesses probe it (loads or fetches) */
 	int level;              /* 1..4 */
 	enum amp_event ev;      /* the counter of its misses */
-	int counted;            /* 0: no counter here (N/C) */
+	enum amp_method method; /* how its parameters are measured */
+	int measurable;         /* 0: neither counter nor timing reaches it (N/C) */
 	char nc_reason[AMP_REASON_LEN];
+	/* Timing: ticks of an access this level serves, and of one that
+	 * misses it (served by the next level); the sweep's largest working
+	 * set at this latency. */
+	double hit_ticks, next_ticks;
+	uint64_t sweep_size;
+	int prefilled;          /* filled by a sweep; modules leave it alone */
+	/* Timing, lower levels: lines all in one set (an eviction class),
+	 * as offsets in a region of cong_region bytes; for the block-size
+	 * test. */
+	uint64_t cong[AMP_MAX_CONG];
+	int ncong;
+	uint64_t cong_region;
 	int selected;           /* asked for (--level) or needed by one asked for */
 	struct amp_level *above; /* the level above on the same side */
 
@@ -83,6 +100,11 @@ struct amp_ctx {
 	double min_confidence;  /* below: inconclusive */
 	int64_t overhead[AMP_EV_COUNT]; /* counter API overhead per event */
 	uint64_t accesses;      /* every access issued so far */
+	enum amp_method method; /* counters, or timing when none are usable */
+	double t_min_ticks;     /* timing: a measured run lasts at least this */
+	uint64_t page;          /* the system's page size (bytes) */
+	int sweep_caches;       /* timing: cache levels the sweep found */
+	struct amp_rng rng;     /* timing: where walks start (seeded) */
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };
@@ -90,6 +112,9 @@ struct amp_ctx {
 /* Fills c's settings (the rest zero; min_confidence one half). */
 void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct amp_backend_ops *backend,
 		  unsigned reps, unsigned votes, uint64_t seed);
+
+/* Switches c to the timing path (even on a backend with counters). */
+void amp_ctx_timing(struct amp_ctx *c);
 
 /* Misses counted by ev over plan's measured passes: the minimum over
  * ctx->reps runs, minus the API overhead.  0, or -1 with err. */
@@ -134,8 +159,8 @@ uint64_t amp_evictor_step(const struct amp_level *lv);
 int amp_evictors_usable(const struct amp_level *lv);
 
 /* Whether a cyclic walk thrashes lv (its miss rate is well above what
- * interference alone gives). */
-int amp_thrashes(double rate);
+ * interference alone gives; timing is noisier than counting). */
+int amp_thrashes(const struct amp_level *lv, double rate);
 
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */
@@ -151,6 +176,10 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from);
+/* lv's size (bytes or entries) derived from its ways and way size: the
+ * lower confidence of the two, their accesses together. */
+void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
+		      const struct amp_param *way);
 
 /* The plan operation that probes lv (loads or instruction fetches). */
 enum amp_op amp_level_op(const struct amp_level *lv);
@@ -161,6 +190,13 @@ int amp_level_name_valid(const char *name);
  * `only` (e.g. "L2", NULL for all) and the levels above it are selected.
  * 0, or -1 with err (unknown level name). */
 int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t len);
+struct amp_sweep;
+/* The timing path's levels: L1d, L2... from the sweep's clusters (each
+ * with its latency, the next one's, and its effective size), the
+ * instruction side as not reached; `only` as for amp_levels_discover.
+ * 0, or -1 with err. */
+int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_sweep *sw, char *err,
+		      size_t len);
 /* Measures the counter API overhead for every event of every level. */
 int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len);
 /* Runs every module on every selected level, in module-table order. */
@@ -176,6 +212,9 @@ struct amp_module {
 	const char *summary;
 	unsigned kinds;         /* 1 << amp_level_kind */
 	size_t fills[AMP_MODULE_MAX_FILLS]; /* the parameters it sets (AMP_FILLS), 0 ends */
+	/* Whether it is lv's module for these parameters at all (another
+	 * module may be, for another method); NULL: always. */
+	int (*applies)(const struct amp_ctx *c, const struct amp_level *lv);
 	/* 1 when it can run on lv; otherwise 0 and the reason (which ends
 	 * up as the parameter's reason). */
 	int (*supported)(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len);
@@ -183,5 +222,8 @@ struct amp_module {
 	int (*run)(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len);
 };
 extern const struct amp_module *const amp_modules[]; /* run order; NULL-terminated */
+/* An applies() for modules that need miss counts (timing leaves their
+ * parameters with the reason amp_levels_timing gave them). */
+int amp_applies_with_counters(const struct amp_ctx *c, const struct amp_level *lv);
 
 #endif

@@ -22,22 +22,35 @@
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
 #define STRIDE_MAX_DATA (1ULL << 30) /* covers way sizes up to 1 GiB */
 #define STRIDE_MAX_INSN (1ULL << 26) /* jumps must reach (aarch64: +-128 MiB) */
+/* Timing measures L1 only (virtually indexed, way sizes far below this);
+ * strides of a GiB add page-walk costs a timed walk cannot separate. */
+#define STRIDE_MAX_TIMING (1ULL << 20)
 
 static uint64_t stride_max(const struct amp_level *lv)
 {
+	if (lv->method == AMP_METHOD_TIMING)
+		return STRIDE_MAX_TIMING;
 	return lv->side == AMP_SIDE_INSN ? STRIDE_MAX_INSN : STRIDE_MAX_DATA;
 }
 
 /* Each vote walks a different set, so votes are independent samples. */
+/* The smallest step: the line, or 16 B while it is not known yet (by
+ * timing it is measured afterwards; no line is smaller). */
+static uint64_t unit_of(const struct amp_level *lv)
+{
+	return lv->line.known ? (uint64_t)lv->line.value : 16;
+}
+
 static uint64_t vote_base(const struct amp_level *lv, unsigned v)
 {
-	return (uint64_t)lv->line.value * (uint64_t)(v % 64);
+	return (lv->line.known ? (uint64_t)lv->line.value : 64) * (uint64_t)(v % 64);
 }
 
 /* Whether to evict each test line from the level above between test
  * accesses; set while a search runs (see assoc_run). */
 struct search {
 	int evict;
+	uint64_t hi; /* timing: a stride known to be a multiple of the way */
 };
 static _Thread_local struct search search;
 
@@ -49,17 +62,18 @@ static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64
 	if (amp_cyclic_rate_ex(c, lv, base, stride, n, search.evict, stride_max(lv), &rate,
 			       err, len) < 0)
 		return -1;
-	*yes = amp_thrashes(rate);
+	*yes = amp_thrashes(lv, rate);
 	return 0;
 }
 
-static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
-		     char *err, size_t len)
+/* Smallest number of lines `stride` apart that thrash (doubling, then
+ * bisection): ways + 1 once the stride is a multiple of the way size. */
+static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t s,
+			   uint64_t *first, char *err, size_t len)
 {
-	uint64_t base = vote_base(lv, v), s = stride_max(lv), lo, hi = 1;
+	uint64_t lo, hi = 1;
 	int yes = 0;
 
-	/* Double until k lines thrash, then bisect for the smallest. */
 	while (hi <= MAX_WAYS) {
 		if (thrash(c, lv, base, s, hi, &yes, err, len) < 0)
 			return -1;
@@ -87,15 +101,49 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		snprintf(err, len, "%s: a single line walked alone keeps missing", lv->name);
 		return -1;
 	}
-	*value = (int64_t)(hi - 1);
+	*first = hi;
+	return 0;
+}
+
+static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		     char *err, size_t len)
+{
+	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2;
+
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		if (smallest_thrash(c, lv, base, s, &n, err, len) < 0)
+			return -1;
+		*value = (int64_t)(n - 1);
+		return 0;
+	}
+	/* Timing: X-Ray Fig. 8, strides doubling from a page until the
+	 * thrashing length stops changing (huge strides are avoided: see
+	 * timing.c on hashed way predictors). */
+	s = c->page;
+	if (smallest_thrash(c, lv, base, s, &n, err, len) < 0)
+		return -1;
+	for (;; s *= 2, n = n2) {
+		if (2 * s > stride_max(lv)) {
+			snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride",
+				 lv->name, (unsigned long long)s);
+			return -1;
+		}
+		if (smallest_thrash(c, lv, base, 2 * s, &n2, err, len) < 0)
+			return -1;
+		if (n2 == n)
+			break;
+	}
+	if (2 * s > search.hi)
+		search.hi = 2 * s;
+	*value = (int64_t)(n - 1);
 	return 0;
 }
 
 static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		    char *err, size_t len)
 {
-	uint64_t unit = (uint64_t)lv->line.value, n = (uint64_t)lv->thrash_ways + 1;
-	uint64_t base = vote_base(lv, v), lo = unit, hi = stride_max(lv);
+	uint64_t unit = unit_of(lv), n = (uint64_t)lv->thrash_ways + 1;
+	uint64_t base = vote_base(lv, v), lo = unit, hi = search.hi ? search.hi : stride_max(lv);
 	int yes;
 
 	/* With evictors the way size is at least twice the one above (and
@@ -138,9 +186,17 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
+/* Timing: L1 only, which is virtually indexed; below it, page frames
+ * decide the sets (mod_evset.c). */
+static int assoc_applies(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_COUNTERS || lv->level == 1;
+}
+
 static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
-	if (!lv->line.known || lv->line.inconclusive) {
+	/* By timing the line comes after the geometry (mod_block.c). */
+	if (lv->method == AMP_METHOD_COUNTERS && (!lv->line.known || lv->line.inconclusive)) {
 		snprintf(why, len, "needs the %s size first (%s)",
 			 lv->kind == AMP_KIND_TLB ? "page" : "line", lv->line.reason);
 		return 0;
@@ -151,9 +207,10 @@ static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
-	int64_t unit = lv->line.value;
+	int64_t unit = (int64_t)unit_of(lv);
 
 	search.evict = 0;
+	search.hi = 0;
 	if (amp_vote(c, lv, ways_vote, &ways) == 0 && amp_evictors_usable(lv) &&
 	    ways.value <= lv->above->thrash_ways) {
 		/* As many ways as the level above, or fewer: that level may be
@@ -185,11 +242,8 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	}
 	lv->fully_associative = way.value == unit;
 	/* A TLB's size is its entries; a cache's, its bytes. */
-	amp_param_derived(&lv->size, lv->kind == AMP_KIND_TLB ? ways.value * (way.value / unit)
-								: ways.value * way.value, &way);
-	if (ways.confidence < way.confidence)
-		lv->size.confidence = ways.confidence;
-	lv->size.accesses = ways.accesses + way.accesses;
+	amp_size_derived(lv, lv->kind == AMP_KIND_TLB ? ways.value * (way.value / unit) : ways.value * way.value,
+			 &ways, &way);
 	return 0;
 }
 
@@ -198,6 +252,7 @@ const struct amp_module amp_module_assoc = {
 	.summary = "associativity, way size and capacity (entries) from cyclic walks that thrash one set",
 	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
 	.fills = { AMP_FILLS(assoc), AMP_FILLS(way), AMP_FILLS(size) },
+	.applies = assoc_applies,
 	.supported = assoc_supported,
 	.run = assoc_run,
 };

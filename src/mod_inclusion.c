@@ -95,7 +95,7 @@ static uint64_t w_of(const struct amp_level *lv)
 
 static int level_known(const struct amp_level *a)
 {
-	return a->counted && a->line.known && a->way.known && !a->way.inconclusive &&
+	return a->measurable && a->line.known && a->way.known && !a->way.inconclusive &&
 	       a->thrash_ways > 0 && is_pow2(w_of(a));
 }
 
@@ -362,7 +362,7 @@ static int excl_evict(struct amp_ctx *c, struct amp_level *lv, unsigned v, int *
 	if (amp_cyclic_rate_ex(c, lv, base, HUGE_STRIDE, (uint64_t)lv->thrash_ways, 1, HUGE_STRIDE,
 			       &rate, err, len) < 0)
 		return -1;
-	*yes = amp_thrashes(rate);
+	*yes = amp_thrashes(lv, rate);
 	return 0;
 }
 
@@ -543,7 +543,7 @@ static int own_way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 	for (s = w_of(lv) / 2; s >= unit; s /= 2) {
 		if (amp_cyclic_rate(c, lv, base, s, wu / s * tu + own + 1, &rate, err, len) < 0)
 			return -1;
-		if (!amp_thrashes(rate))
+		if (!amp_thrashes(lv, rate))
 			break;
 	}
 	*value = (int64_t)(2 * s);
@@ -625,6 +625,7 @@ const struct amp_module amp_module_inclusion = {
 	.summary = "inclusion relative to the level above (NINE, inclusive, exclusive) and an exclusive level's own share",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(inclusion), AMP_FILLS(effective_size) },
+	.applies = amp_applies_with_counters,
 	.supported = incl_supported,
 	.run = incl_run,
 };

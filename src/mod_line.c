@@ -58,6 +58,7 @@ const struct amp_module amp_module_line = {
 	.summary = "line size (caches) and page size (TLBs) from the miss rate of a first touch",
 	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
 	.fills = { AMP_FILLS(line) },
+	.applies = amp_applies_with_counters,
 	.supported = line_supported,
 	.run = line_run,
 };

@@ -580,7 +580,7 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 			amp_param_unknown(&lv->replacement, "%s", err);
 			return -1;
 		}
-		if (amp_thrashes(rate)) {
+		if (amp_thrashes(lv, rate)) {
 			d->combined = 1;
 			return 0;
 		}
@@ -663,6 +663,7 @@ const struct amp_module amp_module_replacement = {
 	.summary = "replacement policy (lru, tree plru, fifo, random) from which line one more line evicts",
 	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
 	.fills = { AMP_FILLS(replacement) },
+	.applies = amp_applies_with_counters,
 	.supported = replace_supported,
 	.run = replace_run,
 };

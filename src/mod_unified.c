@@ -128,6 +128,7 @@ const struct amp_module amp_module_unified = {
 	.summary = "split or unified: whether code evicts data from the level (L1i: data evicts code)",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(unified) },
+	.applies = amp_applies_with_counters,
 	.supported = unified_supported,
 	.run = unified_run,
 };

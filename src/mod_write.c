@@ -119,6 +119,7 @@ const struct amp_module amp_module_write = {
 	.summary = "write allocation: whether loads after stores to uncached lines hit the level",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(write_allocate) },
+	.applies = amp_applies_with_counters,
 	.supported = write_supported,
 	.run = write_run,
 };

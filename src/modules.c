@@ -7,6 +7,9 @@
 
 extern const struct amp_module amp_module_line;
 extern const struct amp_module amp_module_assoc;
+extern const struct amp_module amp_module_evset;
+extern const struct amp_module amp_module_block_l1;
+extern const struct amp_module amp_module_block;
 extern const struct amp_module amp_module_inclusion;
 extern const struct amp_module amp_module_replacement;
 extern const struct amp_module amp_module_write;
@@ -15,6 +18,9 @@ extern const struct amp_module amp_module_unified;
 const struct amp_module *const amp_modules[] = {
 	&amp_module_line,
 	&amp_module_assoc,
+	&amp_module_block_l1,
+	&amp_module_evset,
+	&amp_module_block,
 	&amp_module_inclusion,
 	&amp_module_replacement,
 	&amp_module_write,

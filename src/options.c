@@ -26,6 +26,9 @@ const struct amp_option amp_options[] = {
 	{ "seed", 0, "N", "seed for random orders, random replacement and noise (default 1)" },
 	{ "sim-pages", 0, "MODE", "simulated page frames: contiguous (default) or random" },
 	{ "counters", 0, NULL, "characterise caches and TLBs with miss counters; fail (status 3) if none" },
+	{ "timing", 0, NULL, "measure by timing (X-Ray, BlackjackBench) even where miss counters are usable" },
+	{ "cross-check", 0, NULL, "measure with counters and by timing; report every parameter they disagree on" },
+	{ "verbose", 'v', NULL, "print each phase's wall time on standard error" },
 	{ "level", 0, "NAME", "characterise only this level and the levels above it: L1d L1i L2 L3 L4 DTLB ITLB STLB" },
 	{ "votes", 0, "N", "votes per parameter; the most common answer wins (default 8)" },
 	{ "json", 0, NULL, "write the report as JSON (format_version 1) instead of text" },
@@ -139,6 +142,12 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			cfg->pages_given = 1;
 		} else if (is(c, "counters")) {
 			cfg->counters = 1;
+		} else if (is(c, "timing")) {
+			cfg->timing = 1;
+		} else if (is(c, "cross-check")) {
+			cfg->cross_check = 1;
+		} else if (is(c, "verbose")) {
+			cfg->verbose = 1;
 		} else if (is(c, "level")) {
 			if (!amp_level_name_valid(optarg))
 				return bad_value(err, len, "level", optarg,
@@ -162,6 +171,10 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 	}
 	if (optind < argc) {
 		snprintf(err, len, "unexpected argument '%s' (see amp --help)", argv[optind]);
+		return -1;
+	}
+	if (cfg->counters + cfg->timing + cfg->cross_check > 1) {
+		snprintf(err, len, "--counters, --timing and --cross-check exclude each other");
 		return -1;
 	}
 	if (!cfg->sim && (cfg->sim_noise_given || cfg->pages_given)) {

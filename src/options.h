@@ -26,6 +26,9 @@ struct amp_config {
 	int pages_random, pages_given;
 	int json;
 	int counters;            /* --counters: miss counters required */
+	int timing;              /* --timing: measure by timing even with counters */
+	int cross_check;         /* --cross-check: counters and timing, compared */
+	int verbose;             /* -v: per-phase wall times on stderr */
 	const char *level;       /* --level NAME, NULL: every level */
 	unsigned reps, votes;
 	uint64_t max_size;       /* 0: default */

@@ -32,4 +32,6 @@ void amp_report_init(struct amp_report *r)
 	amp_num_unknown(&r->timer_overhead_ticks, "not calibrated");
 	amp_num_unknown(&r->counter_overhead_ticks, "not measured");
 	amp_num_unknown(&r->pinned_cpu, "not pinned");
+	amp_num_unknown(&r->core_mhz, "not measured");
+	amp_num_unknown(&r->memory_ticks, "not measured");
 }

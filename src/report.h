@@ -11,7 +11,7 @@
 
 #define AMP_FORMAT_VERSION 1
 #define AMP_MAX_LEVELS 16
-#define AMP_MAX_POINTS 40
+#define AMP_MAX_POINTS 96
 #define AMP_MAX_BACKENDS 8
 
 /* A number that may be unknown; then reason says why. */
@@ -62,6 +62,8 @@ struct amp_report {
 	struct amp_num tick_mhz, timer_resolution_ns, timer_overhead_ticks;
 	struct amp_num counter_overhead_ticks;
 	struct amp_num pinned_cpu;
+	struct amp_num core_mhz;        /* measured: dependent integer adds */
+	double cycles_per_tick;         /* core cycles per tick; 0 unknown */
 	/* What the system (or the spec) says */
 	char reported_source[64];
 	struct amp_reported_cache reported[AMP_MAX_LEVELS];
@@ -72,8 +74,16 @@ struct amp_report {
 	char latency_method[160];
 	struct amp_latency_point latency[AMP_MAX_POINTS];
 	int nlatency;
+	/* The sweep's levels: latency per cluster, the last main memory */
+	const struct amp_sweep *sweep;
+	struct amp_num memory_ticks;    /* main memory's latency */
 	/* Measured: caches and TLBs, parameter by parameter */
 	const struct amp_ctx *hier;     /* NULL when not characterised */
+	/* --cross-check: the timing path's result beside the counters' */
+	const struct amp_ctx *cross;
+	/* Wall time per phase (-v, and the JSON) */
+	int nphases;
+	struct { const char *name; double seconds; } phase[12];
 	char hier_missing[2 * AMP_REASON_LEN]; /* why not */
 	double wall_seconds;
 };

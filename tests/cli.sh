@@ -13,7 +13,8 @@ has "$out" "amp 0." "--version prints the version"
 # Bad input: one line on stderr, status 2, nothing on stdout.
 for args in "--level=L9" "--level=" "--votes=0" "--votes=65" "--votes=x" "--nosuch" "--reps=0" "--reps=abc" "--max-size=1K" "--backend=foo" "--sim=" \
 	    "--sim=L9:size=1K" "--sim=L1d:size=16K,assoc=x;L1i:size=16K" "--sim=nosuchpreset" \
-	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--backend=sim" "stray"; do
+	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--backend=sim" "stray" \
+	    "--timing --counters" "--cross-check --timing" "--counters --cross-check"; do
 	# shellcheck disable=SC2086
 	run $args
 	expect_status 2 "amp $args is a usage error"
@@ -99,7 +100,42 @@ else
 	one_line "$err" "in one line"
 	run --level=L2 --counters
 	expect_status 3 "--level=L2 --counters without usable counters"
+	run --cross-check
+	expect_status 3 "--cross-check without usable counters"
+	has "$err" "needs miss counters" "and says so"
+	# The timing path on the real machine: said so, L1d measured.
+	run --level=L1d --reps=3 --votes=3
+	expect_status 0 "--level=L1d by timing"
+	has "$out" "Caches measured by timing" "the report says it measured by timing"
+	echo "$out" | grep -Eq '^  L1d +[0-9]+ B +[0-9]+ KiB'
+	ok $? "L1d has a measured line and size"
 fi
+
+# The timing path on simulated machines: known answers.
+run --sim=ppro-200 --timing --json --votes=3 --reps=2
+expect_status 0 "--sim=ppro-200 --timing --json"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["characterisation"]["method"] == "timing"
+c = {x["name"]: x for x in d["caches"]}
+assert (c["L1d"]["line_size"], c["L1d"]["size"], c["L1d"]["associativity"]) == (32, 8192, 2)
+assert (c["L2"]["line_size"], c["L2"]["size"], c["L2"]["associativity"]) == (32, 262144, 4)
+assert c["L1d"]["method"] == "timing" and c["L1d"]["latency_ticks"] == 4
+assert c["L2"]["write_allocate"] is None and "counters" in c["L2"]["parameters"]["write_allocate"]["reason"]
+assert [s["what"] for s in d["latency"]["steps"]] == ["cache", "cache", "memory"]
+assert d["memory_latency_ticks"] > 100 and d["phases"][0]["name"] == "calibration"
+'
+	ok $? "timing JSON: ppro-200 L1d and L2 exact, steps, memory latency, phases"
+else
+	ok 0 "# SKIP python3 not installed"
+fi
+run --sim=ppro-200 --cross-check --votes=3 --reps=2 -v
+expect_status 0 "--sim=ppro-200 --cross-check"
+has "$out" "Cross-check, counters against timing" "cross-check section"
+has "$out" ", 0 disagree" "counters and timing agree on ppro-200"
+has "$err" "amp: timing" "-v prints the timing phase"
 run --sim=pii-233 --counters --json --max-size=64K
 expect_status 0 "--sim=pii-233 --counters --json"
 if command -v python3 >/dev/null 2>&1; then

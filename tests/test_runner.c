@@ -11,6 +11,8 @@
 #include "plan.h"
 #include "sim.h"
 #include "tap.h"
+#include "timing.h"
+#include "measure.h"
 
 static void test_plans(void)
 {
@@ -184,31 +186,53 @@ static void test_real_runner(void)
 	}
 }
 
+/* Ticks per load at working-set size `size` (-1 when not swept). */
+static double at(const struct amp_report *r, uint64_t size)
+{
+	for (int i = 0; i < r->nlatency; i++)
+		if (r->latency[i].size == size)
+			return r->latency[i].ticks;
+	return -1;
+}
+
 static void test_latency_sim(void)
 {
 	struct sim_spec spec;
 	struct amp_host host = { 0 };
 	struct amp_report *r = calloc(1, sizeof *r);
+	struct amp_ctx *ctx = calloc(1, sizeof *ctx);
+	struct amp_sweep *sw = calloc(1, sizeof *sw);
 	char err[256];
 
-	if (!r || sim_spec_parse("L1d:size=16K,assoc=4,line=64,latency=3;L1i:size=16K;"
+	if (!r || !ctx || !sw || sim_spec_parse("L1d:size=16K,assoc=4,line=64,latency=3;L1i:size=16K;"
 				 "L2:size=256K,assoc=8,line=64,latency=11;MEM:latency=100",
 				 &spec, err, sizeof err) < 0 || !(host.sim = sim_create(&spec, err, sizeof err))) {
 		tap_ok(0, "simulated machine: %s", err);
 		free(r);
+		free(ctx);
+		free(sw);
 		return;
 	}
-	tap_eq(amp_measure_latency(&host, 1 << 20, 1, 1, r, err, sizeof err), 0, "latency sweep runs");
-	tap_eq(r->nlatency, 9, "4 KiB to 1 MiB: 9 sizes");
+	amp_ctx_init(ctx, &host, &amp_backend_sim, 1, 1, 1);
+	amp_ctx_timing(ctx);
+	tap_eq(amp_measure_latency(ctx, 1 << 20, sw, r, err, sizeof err), 0, "latency sweep runs");
+	tap_ok(r->nlatency > 20 && r->latency[r->nlatency - 1].size <= 1 << 20,
+	       "4 KiB to at most 1 MiB, about four sizes an octave (%d)", r->nlatency);
 	tap_ok(r->latency[0].ticks == 3.0, "4 KiB: L1 latency 3 (%.2f)", r->latency[0].ticks);
-	tap_ok(r->latency[2].ticks == 3.0, "16 KiB: still L1 (%.2f)", r->latency[2].ticks);
-	tap_ok(r->latency[4].ticks > 13.9 && r->latency[4].ticks <= 14.0,
-	       "64 KiB: L1 miss + L2 hit = 14 (%.2f)", r->latency[4].ticks);
-	tap_ok(r->latency[8].ticks > 100, "1 MiB: mostly memory (%.2f)", r->latency[8].ticks);
+	tap_ok(at(r, 16 << 10) == 3.0, "16 KiB: still L1 (%.2f)", at(r, 16 << 10));
+	tap_ok(at(r, 64 << 10) > 13.9 && at(r, 64 << 10) <= 14.0, "64 KiB: L1 miss + L2 hit = 14 (%.2f)",
+	       at(r, 64 << 10));
+	tap_ok(r->latency[r->nlatency - 1].ticks > 100, "the largest: mostly memory (%.2f)",
+	       r->latency[r->nlatency - 1].ticks);
 	tap_ok(!r->latency[0].ns.known && strstr(r->latency[0].ns.reason, "no clock"),
 	       "no nanoseconds on a simulated machine, with the reason");
+	tap_eq(sw->nclusters, 3, "three levels: L1, L2 and memory");
+	tap_ok(r->memory_ticks.known && r->memory_ticks.value > 100, "memory latency known (%.1f)",
+	       r->memory_ticks.value);
 	sim_destroy(host.sim);
 	free(r);
+	free(ctx);
+	free(sw);
 }
 
 int main(void)

@@ -1,0 +1,375 @@
+/* mod_evset.c - associativity, way size and capacity of a physically
+ * indexed level by eviction sets (timing path; X-Ray 4.5.2's problem,
+ * solved by group testing as in the eviction-set literature).
+ *
+ * Virtual strides say nothing about sets once page frames are scattered
+ * (a guest's "physical" pages are scattered again by the host).  So:
+ *  - a pool of lines, one per page at the same page offset, pages W_1
+ *    apart (W_1: the way size of L1, at least a page), so every pool
+ *    line falls in one L1 set and misses there;
+ *  - the pool grows until walking it thrashes this level: some set of
+ *    it holds more lines than it has ways;
+ *  - group testing shrinks it: split into groups, drop any group whose
+ *    removal still thrashes; with groups of one line and none droppable
+ *    the set is minimal: ways + 1 lines of one set;
+ *  - every other pool line is then tested against ways lines of that
+ *    set: the share that joins it is 1 / (page colours), so the way size
+ *    is the page times the nearest power of two of 1 / share (or, when
+ *    every page joins it, a stride within the page);
+ *  - capacity = ways x way size.
+ * The class found (the set and the pool lines that joined it) is kept
+ * for the block-size test (mod_block.c). */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "measure.h"
+#include "timing.h"
+
+#define POOL_MIN 16
+/* Misses per walk that mark a walk as thrashing: an over-full LRU set
+ * misses all its lines, at least ways + 1 of them. */
+#define MIN_MISSES_PER_WALK 2.5
+/* Pool lines tested for the way size (more: a finer share). */
+#define CLASS_SAMPLE 1024
+
+/* One vote's eviction set, kept from the ways vote for the way vote. */
+struct evset {
+	uint64_t *pool, npool; /* pool line offsets */
+	uint64_t set[AMP_MAX_CONG + 1];
+	uint64_t nset;
+	uint64_t cls[AMP_MAX_CONG];  /* the set's lines, then pool lines that joined it */
+	uint64_t ncls;
+	uint64_t spacing;      /* between pool pages */
+	uint64_t region;
+};
+static _Thread_local struct evset found[AMP_MAX_VOTES];
+
+static uint64_t pool_spacing(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	uint64_t s = c->page;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->level == 1 && a->way.known && (uint64_t)a->way.value > s)
+			s = (uint64_t)a->way.value;
+	return s;
+}
+
+/* Largest pool whose reference walk still fits L1 (timing.c's reference
+ * keeps every line in L1 to cancel translation costs). */
+static uint64_t pool_max(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	const struct amp_level *top = lv;
+	uint64_t lines;
+
+	while (top->above)
+		top = top->above;
+	uint64_t unit = top->line.known ? (uint64_t)top->line.value : 64;
+
+	if (!top->size.known || !top->assoc.known)
+		return 256;
+	lines = (uint64_t)top->size.value / unit;
+	/* The reference keeps each line in its page: page/line sets. */
+	if (lines > c->page / unit * (uint64_t)top->assoc.value)
+		lines = c->page / unit * (uint64_t)top->assoc.value;
+	return lines < 16384 ? lines : 16384;
+}
+
+static double thrash_threshold(const struct amp_level *lv)
+{
+	double t = MIN_MISSES_PER_WALK;
+
+	if (lv->above && lv->above->assoc.known && (lv->above->assoc.value + 1) / 2.0 > t)
+		t = (double)(lv->above->assoc.value + 1) / 2.0;
+	return t;
+}
+
+static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		    uint64_t region, int *yes, char *err, size_t len)
+{
+	double rate;
+
+	if (amp_timing_rate(c, lv, off, n, region, &rate, err, len) < 0)
+		return -1;
+	*yes = rate * (double)n >= thrash_threshold(lv);
+	return 0;
+}
+
+/* Group testing: s[0..*n-1] thrashes; drop every group it can spare. */
+static int reduce(struct amp_ctx *c, const struct amp_level *lv, uint64_t *s, uint64_t *n,
+		  uint64_t region, char *err, size_t len)
+{
+	uint64_t groups = lv->above && lv->above->assoc.known ? (uint64_t)lv->above->assoc.value + 2 : 4;
+	uint64_t *rest = malloc(*n * sizeof *rest);
+
+	if (!rest) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	while (*n > 1) {
+		uint64_t g = groups < *n ? groups : *n, dropped = 0;
+
+		for (uint64_t k = g; k-- > 0;) {
+			uint64_t lo = *n * k / g, hi = *n * (k + 1) / g, m = 0;
+			int yes;
+
+			for (uint64_t i = 0; i < *n; i++)
+				if (i < lo || i >= hi)
+					rest[m++] = s[i];
+			if (thrashes(c, lv, rest, m, region, &yes, err, len) < 0) {
+				free(rest);
+				return -1;
+			}
+			if (yes) {
+				memcpy(s, rest, m * sizeof *s);
+				*n = m;
+				dropped = 1;
+				break;
+			}
+		}
+		if (!dropped) {
+			if (g >= *n)
+				break; /* no single line can go: minimal */
+			groups = 2 * g;
+		}
+	}
+	free(rest);
+	return 0;
+}
+
+static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		     char *err, size_t len)
+{
+	struct evset *e = &found[v % AMP_MAX_VOTES];
+	uint64_t spacing = pool_spacing(c, lv), max = pool_max(c, lv);
+	/* Each vote a different offset in the page: a different set. */
+	uint64_t off = (uint64_t)(v * 5 % (c->page / 64 > 8 ? c->page / 64 - 8 : 1)) * 64;
+	uint64_t n = POOL_MIN, *s;
+	int yes = 0;
+
+	free(e->pool);
+	memset(e, 0, sizeof *e);
+	e->spacing = spacing;
+	e->npool = max > CLASS_SAMPLE ? max : CLASS_SAMPLE;
+	e->region = e->npool * spacing;
+	e->pool = malloc(e->npool * sizeof *e->pool);
+	s = malloc(e->npool * sizeof *s);
+	if (!e->pool || !s) {
+		free(s);
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	for (uint64_t i = 0; i < e->npool; i++)
+		e->pool[i] = i * spacing + off;
+	for (;; n *= 2) {
+		if (n > max) {
+			free(s);
+			snprintf(err, len,
+				 "%s: no pool of up to %llu lines, one per page at one page offset, thrashes it (its sets may hash more address bits than the page colour; a bigger pool would not fit L1, which the timing reference needs)",
+				 lv->name, (unsigned long long)max);
+			return -1;
+		}
+		if (thrashes(c, lv, e->pool, n, e->region, &yes, err, len) < 0) {
+			free(s);
+			return -1;
+		}
+		if (yes)
+			break;
+	}
+	memcpy(s, e->pool, n * sizeof *s);
+	if (reduce(c, lv, s, &n, e->region, err, len) < 0) {
+		free(s);
+		return -1;
+	}
+	if (n < 2 || n > AMP_MAX_CONG) {
+		free(s);
+		snprintf(err, len, "%s: group testing ended with %llu lines", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	memcpy(e->set, s, n * sizeof *s);
+	e->nset = n;
+	free(s);
+	*value = (int64_t)n - 1;
+	return 0;
+}
+
+/* Whether line x joins the set: ways lines of it plus x thrash. */
+static int joins(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t x,
+		 int *yes, char *err, size_t len)
+{
+	uint64_t t[AMP_MAX_CONG + 1];
+
+	memcpy(t, e->set + 1, (e->nset - 1) * sizeof *t);
+	t[e->nset - 1] = x;
+	return thrashes(c, lv, t, e->nset, e->region, yes, err, len);
+}
+
+static int in_set(const struct evset *e, uint64_t x)
+{
+	for (uint64_t i = 0; i < e->nset; i++)
+		if (e->set[i] == x)
+			return 1;
+	return 0;
+}
+
+static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		    char *err, size_t len)
+{
+	struct evset *e = &found[v % AMP_MAX_VOTES];
+	uint64_t tested = 0, joined = 0, sample = e->npool < CLASS_SAMPLE ? e->npool : CLASS_SAMPLE;
+	double share, colours;
+	int yes;
+
+	if (!e->nset) {
+		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
+		return -1;
+	}
+	memcpy(e->cls, e->set, e->nset * sizeof *e->set);
+	e->ncls = e->nset;
+	for (uint64_t i = 0; i < sample; i++) {
+		if (in_set(e, e->pool[i]))
+			continue;
+		if (joins(c, lv, e, e->pool[i], &yes, err, len) < 0)
+			return -1;
+		tested++;
+		joined += yes;
+		if (yes && e->ncls < AMP_MAX_CONG)
+			e->cls[e->ncls++] = e->pool[i];
+	}
+	share = (double)(joined + 1) / (double)(tested + 1);
+	colours = pow(2.0, round(log2(1.0 / share)));
+	if (colours >= 2) {
+		*value = (int64_t)(colours * (double)e->spacing);
+		return 0;
+	}
+	/* Every page joins: the way is at most the spacing; the smallest
+	 * power-of-two step within it that still joins is the way. */
+	for (uint64_t step = 64; step < e->spacing; step *= 2) {
+		uint64_t x = e->set[0] + step;
+
+		if (x / e->spacing != e->set[0] / e->spacing)
+			break;
+		if (joins(c, lv, e, x, &yes, err, len) < 0)
+			return -1;
+		if (yes) {
+			*value = (int64_t)step;
+			return 0;
+		}
+	}
+	*value = (int64_t)e->spacing;
+	return 0;
+}
+
+/* Timing, below L1: physically indexed levels. */
+static int evset_applies(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_TIMING && lv->level >= 2;
+}
+
+static void forget_sets(void)
+{
+	for (int v = 0; v < AMP_MAX_VOTES; v++) {
+		free(found[v].pool);
+		memset(&found[v], 0, sizeof found[v]);
+	}
+}
+
+static int evset_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	const struct amp_level *up = lv->above;
+
+	if (lv->level > 2) {
+		snprintf(why, len, "eviction sets below L2 are not built in this version (the pool would first have to miss L2, from its own classes)");
+		return 0;
+	}
+	if (up && up->way.known && (uint64_t)up->way.value > c->page) {
+		snprintf(why, len, "the way of %s above it spans more than a page, which this version's eviction-set pool does not handle",
+			 up->name);
+		return 0;
+	}
+	if (!up || !up->way.known || !up->assoc.known || !up->size.known) {
+		snprintf(why, len, "needs the geometry of %s above it first", up ? up->name : "the level");
+		return 0;
+	}
+	return 1;
+}
+
+/* This level's hit latency as the pools see it: a few pool lines more
+ * than L1 has ways miss L1 and fit here (the sweep's plateau averages
+ * in L1 hits when lines are longer than its 64 B step). */
+static int calibrate_hit(struct amp_ctx *c, struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t n = (uint64_t)up->assoc.value + 2, spacing = pool_spacing(c, lv), off[AMP_MAX_CONG];
+	char err[AMP_REASON_LEN];
+	double excess;
+
+	if (n > AMP_MAX_CONG)
+		return 0;
+	for (uint64_t i = 0; i < n; i++)
+		off[i] = i * spacing + 64;
+	if (amp_timing_excess(c, lv, off, n, n * spacing, &excess, err, sizeof err) < 0)
+		return -1;
+	if (up->hit_ticks + excess < lv->next_ticks)
+		lv->hit_ticks = up->hit_ticks + excess;
+	return 0;
+}
+
+static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	struct amp_param ways, way;
+	const struct amp_level *up = lv->above;
+
+	calibrate_hit(c, lv);
+	amp_vote(c, lv, ways_vote, &ways);
+	if (!amp_param_conclusive(&ways)) {
+		forget_sets();
+		lv->assoc = ways;
+		amp_param_unknown(&lv->way, "needs the associativity first");
+		amp_param_unknown(&lv->size, "needs the associativity first");
+		return 0;
+	}
+	if (up && up->assoc.known && ways.value <= up->assoc.value + 1) {
+		/* Its eviction sets fit the level above: what was found is
+		 * that level's set, not this one's. */
+		forget_sets();
+		amp_param_unknown(&lv->assoc, "%s shows at most one way more than %s above it (%lld): the level above may be what thrashed, so its sets are hidden from eviction-set timing",
+				  lv->name, up->name, (long long)ways.value);
+		amp_param_unknown(&lv->way, "needs the associativity first");
+		amp_param_unknown(&lv->size, "needs the associativity first");
+		return 0;
+	}
+	lv->assoc = ways;
+	lv->thrash_ways = (int)ways.value;
+	amp_vote(c, lv, way_vote, &way);
+	lv->way = way;
+	/* The class of the winning vote, for the block-size test. */
+	lv->ncong = 0;
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++) {
+		const struct evset *e = &found[v];
+
+		if (e->nset == (uint64_t)ways.value + 1 && e->ncls > (uint64_t)lv->ncong) {
+			memcpy(lv->cong, e->cls, e->ncls * sizeof *e->cls);
+			lv->ncong = (int)e->ncls;
+			lv->cong_region = e->region;
+		}
+	}
+	forget_sets();
+	if (!amp_param_conclusive(&way)) {
+		amp_param_unknown(&lv->size, "needs the way size (%s)", way.reason);
+		return 0;
+	}
+	amp_size_derived(lv, ways.value * way.value, &ways, &way);
+	return 0;
+}
+
+const struct amp_module amp_module_evset = {
+	.name = "evset",
+	.summary = "timing: associativity, way size and capacity of physically indexed levels by eviction sets",
+	.kinds = 1u << AMP_KIND_CACHE,
+	.fills = { AMP_FILLS(assoc), AMP_FILLS(way), AMP_FILLS(size) },
+	.applies = evset_applies,
+	.supported = evset_supported,
+	.run = evset_run,
+};

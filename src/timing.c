@@ -1,0 +1,436 @@
+/* timing.c - time as the measure of misses (see timing.h): the timed
+ * run with X-Ray's doubling, the TLB-neutral reference walk, the
+ * BlackjackBench size/latency sweep with monotonicity and quality
+ * threshold clustering, and the core clock. */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "timer.h"
+#include "util.h"
+#include "timing.h"
+
+#define MIN_WALK_ACCESSES 512      /* per measured run, before doubling */
+#define MAX_WALK_ACCESSES (1u << 26)
+#define SWEEP_STRIDE 64            /* one load per 64 B (no line is smaller here) */
+#define SWEEP_MIN_LOADS 4096
+#define SWEEP_T_MIN_NS 1000000.0   /* 1 ms per measured sweep run */
+#define SWEEP_POINTS_PER_OCTAVE 4
+/* Random order within windows of this many pages, the windows in random
+ * order: translations are reused ~1000 times (so TLB steps stay out of
+ * the cache curve, BlackjackBench 3.1.2) while no page is walked on its
+ * own long enough for a region prefetcher to fill it. */
+#define SWEEP_WINDOW_PAGES 16
+/* Quality threshold: a cluster's spread is at most this share of its
+ * mean (BlackjackBench 4.2.3). */
+#define QT_DIAMETER 0.25
+/* X-Ray 4.5: each level is at least twice as slow as the one above it;
+ * clusters closer than this are one level seen through conflicts. */
+#define LEVEL_LATENCY_RATIO 2.0
+/* Main memory: a plateau this many times slower than the first point. */
+#define MEMORY_RATIO 20.0
+
+/* Multiplies the walks of the measured passes; 0 when there are none. */
+static int scale_measured(struct amp_plan *p, unsigned factor)
+{
+	int any = 0;
+
+	for (int i = 0; i < p->npass; i++)
+		if (p->pass[i].measured && p->pass[i].op != AMP_OP_FLUSH) {
+			p->pass[i].times *= factor;
+			any = 1;
+		}
+	return any;
+}
+
+int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len)
+{
+	struct amp_run_result res;
+	double overhead = 0;
+
+	if (!c->host->sim) {
+		overhead = amp_timer()->overhead_ticks;
+		/* Double the walks until one run lasts t_min (X-Ray Fig. 2). */
+		for (;;) {
+			if (amp_run(p, c->host, NULL, 1, &res, err, len) < 0)
+				return -1;
+			c->accesses += res.accesses;
+			if ((double)res.ticks_min >= c->t_min_ticks || res.accesses >= MAX_WALK_ACCESSES ||
+			    !scale_measured(p, 2))
+				break;
+		}
+	}
+	if (amp_run(p, c->host, NULL, c->reps, &res, err, len) < 0)
+		return -1;
+	c->accesses += amp_plan_accesses(p, 0) * res.reps;
+	if (!res.accesses) {
+		snprintf(err, len, "plan %s: nothing measured", p->name);
+		return -1;
+	}
+	*ticks = ((double)res.ticks_min - overhead) / (double)res.accesses;
+	if (*ticks < 0)
+		*ticks = 0;
+	return 0;
+}
+
+/* The reference walk: the same pages, each page's lines moved to
+ * offsets that spread over the level-1 sets, so it hits L1 yet pays the
+ * same translations. */
+struct ref_slot {
+	uint64_t page, index;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct ref_slot *x = a, *y = b;
+
+	if (x->page != y->page)
+		return x->page < y->page ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static uint64_t *reference_offsets(const uint64_t *off, uint64_t n, uint64_t page, uint64_t line)
+{
+	struct ref_slot *s = malloc(n * sizeof *s);
+	uint64_t *ref = malloc(n * sizeof *ref);
+	uint64_t slots = page / line, npage = 0, k = 0;
+
+	if (!s || !ref) {
+		free(s);
+		free(ref);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		s[i].page = off[i] / page;
+		s[i].index = i;
+	}
+	qsort(s, n, sizeof *s, cmp_slot);
+	for (uint64_t i = 0; i < n; i++) {
+		if (i > 0 && s[i].page != s[i - 1].page) {
+			npage++;
+			k = 0;
+		}
+		/* Page j starts at slot j: round robin over the sets. */
+		ref[s[i].index] = s[i].page * page + ((npage + k) % slots) * line;
+		k++;
+	}
+	free(s);
+	return ref;
+}
+
+/* Translation cost of the reference, as a share of the latency gap
+ * measured, beyond which a timed comparison is refused. */
+#define REF_TLB_SHARE 0.2
+
+/* Lines stay where the caller put them: on AMD's L1 (and perhaps
+ * others) lines whose high address bits differ irregularly can collide
+ * in the way predictor's hashed tags and look like conflict misses. */
+static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64_t region,
+		      struct amp_rng *order, enum amp_op op, double *ticks, char *err, size_t len)
+{
+	struct amp_plan p;
+	unsigned walks = (unsigned)((MIN_WALK_ACCESSES + n - 1) / n);
+	uint64_t *moved = malloc(n * sizeof *moved);
+	int seq, rc;
+
+	if (!moved) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		moved[i] = off[i];
+	/* A random cyclic order: no stride for a prefetcher (X-Ray 4.4.3);
+	 * the same order for the walk and its reference. */
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = amp_rng_below(order, i), t = moved[i - 1];
+
+		moved[i - 1] = moved[j];
+		moved[j] = t;
+	}
+	amp_plan_init(&p, "timed walk", region);
+	p.huge = 0;
+	seq = amp_plan_add_seq(&p, moved, (size_t)n);
+	free(moved);
+	if (seq < 0) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, op, 2, 0);
+	amp_plan_add_pass(&p, seq, op, walks, 1);
+	rc = amp_timing_ticks(c, &p, ticks, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+static const struct amp_level *top_level(const struct amp_level *lv)
+{
+	while (lv->above)
+		lv = lv->above;
+	return lv;
+}
+
+int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		    uint64_t region, double *rate, char *err, size_t len)
+{
+	double excess, gap = lv->next_ticks - lv->hit_ticks;
+
+	if (gap <= 0) {
+		snprintf(err, len, "%s: no latency gap to the level below", lv->name);
+		return -1;
+	}
+	if (amp_timing_excess(c, lv, off, n, region, &excess, err, len) < 0)
+		return -1;
+	/* Beyond L1, hits here cost (hit - h1) more than the reference. */
+	*rate = (excess - (lv->hit_ticks - top_level(lv)->hit_ticks)) / gap;
+	if (*rate < 0)
+		*rate = 0;
+	return 0;
+}
+
+int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		      uint64_t region, double *excess, char *err, size_t len)
+{
+	const struct amp_level *top = top_level(lv);
+	/* One reference line per L1 line (64 B until L1's is known). */
+	uint64_t *ref = reference_offsets(off, n, c->page,
+					  top->line.known && top->line.value <= (int64_t)c->page ? (uint64_t)top->line.value : 64);
+	double t, t_ref, h1 = top->hit_ticks;
+	enum amp_op op = amp_level_op(lv);
+	struct amp_rng order, order_ref;
+
+	if (!ref) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	/* Whole pages: the reference moves lines within theirs. */
+	for (uint64_t i = 0; i < n; i++)
+		if (off[i] + 64 > region)
+			region = off[i] + 64;
+	region = (region + c->page - 1) / c->page * c->page;
+	amp_rng_seed(&order, amp_rng_next(&c->rng));
+	order_ref = order;
+	if (walk_ticks(c, off, n, region, &order, op, &t, err, len) < 0 ||
+	    walk_ticks(c, ref, n, region, &order_ref, op, &t_ref, err, len) < 0) {
+		free(ref);
+		return -1;
+	}
+	free(ref);
+	/* On real hardware page walks also fill the caches, so once the
+	 * reference pays much for translations the two walks no longer
+	 * differ by cache misses alone (the simulator's TLB only adds
+	 * time). */
+	if (!c->host->sim && t_ref - h1 > REF_TLB_SHARE * (lv->next_ticks - h1)) {
+		snprintf(err, len,
+			 "%s: a walk over %llu pages pays %.1f ticks per access for translations alone (TLB misses), too much to tell cache misses apart",
+			 lv->name, (unsigned long long)n, t_ref - h1);
+		return -1;
+	}
+	*excess = t - t_ref;
+	return 0;
+}
+
+/* ---- the size/latency sweep ---- */
+
+static int sweep_point(struct amp_ctx *c, uint64_t size, unsigned idx, double *ticks, char *err,
+		       size_t len)
+{
+	uint64_t n = size / SWEEP_STRIDE;
+	unsigned times = n >= SWEEP_MIN_LOADS ? 1 : (unsigned)((SWEEP_MIN_LOADS + n - 1) / n);
+	struct amp_plan p;
+	double saved_t_min = c->t_min_ticks;
+	unsigned saved_reps = c->reps;
+	int seq, rc;
+
+	amp_plan_init(&p, "sweep", size);
+	p.huge = 1;
+	/* One random cycle over every line: nothing for a prefetcher to
+	 * learn (page by page, as BlackjackBench does, lets a region
+	 * prefetcher fill each page early and halves the L2 latency seen). */
+	seq = amp_plan_add_block_cycle(&p, SWEEP_STRIDE, (size_t)n,
+				       (size_t)(SWEEP_WINDOW_PAGES * c->page / SWEEP_STRIDE), c->seed + idx);
+	if (seq < 0) {
+		snprintf(err, len, "sweep: out of memory");
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, times, 1);
+	if (!c->host->sim)
+		c->t_min_ticks = SWEEP_T_MIN_NS * amp_timer()->ticks_per_ns;
+	/* Big working sets take long per run; a few runs are enough there. */
+	if (size > (8ULL << 20) && c->reps > 3)
+		c->reps = 3;
+	rc = amp_timing_ticks(c, &p, ticks, err, len);
+	c->t_min_ticks = saved_t_min;
+	c->reps = saved_reps;
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* Quality threshold clustering of points [a, b] (BlackjackBench Fig. 11,
+ * on a monotone curve, so a cluster is a run of neighbours): the longest
+ * run whose spread is within QT_DIAMETER of its mean becomes a cluster,
+ * then the parts on either side are clustered the same way. */
+static void qt_cluster(struct amp_sweep *sw, int a, int b, int *first, int *last, int *n)
+{
+	int best_i = a, best_j = a;
+
+	if (a > b || *n >= AMP_SWEEP_MAX_POINTS)
+		return;
+	for (int i = a; i <= b; i++) {
+		double sum = 0;
+
+		for (int j = i; j <= b; j++) {
+			sum += sw->ticks[j];
+			if (sw->ticks[j] - sw->ticks[i] > QT_DIAMETER * sum / (j - i + 1))
+				break;
+			if (j - i > best_j - best_i) {
+				best_i = i;
+				best_j = j;
+			}
+		}
+	}
+	first[*n] = best_i;
+	last[*n] = best_j;
+	(*n)++;
+	qt_cluster(sw, a, best_i - 1, first, last, n);
+	qt_cluster(sw, best_j + 1, b, first, last, n);
+}
+
+void amp_sweep_analyse(struct amp_sweep *sw)
+{
+	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n = 0;
+
+	/* Monotonicity: a bigger working set is never faster; a dip is noise. */
+	for (int i = 0; i < sw->n; i++)
+		sw->ticks[i] = i && sw->raw[i] < sw->ticks[i - 1] ? sw->ticks[i - 1] : sw->raw[i];
+	qt_cluster(sw, 0, sw->n - 1, first, last, &n);
+	/* In size order (the runs do not overlap). */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && first[j] < first[j - 1]; j--) {
+			int f = first[j], l = last[j];
+
+			first[j] = first[j - 1];
+			last[j] = last[j - 1];
+			first[j - 1] = f;
+			last[j - 1] = l;
+		}
+	sw->nclusters = 0;
+	for (int i = 0; i < n; i++) {
+		double lat = sw->ticks[first[i]];
+		int k = sw->nclusters;
+
+		/* Too close to the cluster before: the same level's ramp; a
+		 * lone point between two levels: the step itself. */
+		if (k > 0 && (lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks ||
+			      (first[i] == last[i] && i + 1 < n))) {
+			sw->cl[k - 1].last = last[i];
+			continue;
+		}
+		if (k == AMP_SWEEP_MAX_CLUSTERS)
+			break;
+		sw->cl[k].first = first[i];
+		sw->cl[k].last = last[i];
+		sw->cl[k].ticks = lat;
+		sw->nclusters++;
+	}
+	/* A cluster's latency is its median (ramps into and out of a level
+	 * join its cluster); its effective size the last point near it. */
+	for (int k = 0; k < sw->nclusters; k++) {
+		int a = sw->cl[k].first, b = sw->cl[k].last;
+
+		sw->cl[k].ticks = sw->ticks[(a + b) / 2];
+		sw->cl[k].fits = a;
+		for (int i = a; i <= b; i++)
+			if (sw->ticks[i] <= (1 + QT_DIAMETER) * sw->cl[k].ticks)
+				sw->cl[k].fits = i;
+	}
+	sw->reached_memory = sw->nclusters >= 2 &&
+			     sw->cl[sw->nclusters - 1].ticks >= MEMORY_RATIO * sw->ticks[0];
+}
+
+/* Main memory's plateau is clear: the last points agree within 10% and
+ * are far slower than the first. */
+static int plateau_reached(const struct amp_sweep *sw)
+{
+	int k = SWEEP_POINTS_PER_OCTAVE + 1;
+	double lo = 1e300, hi = 0;
+
+	if (sw->n < k + 1)
+		return 0;
+	for (int i = sw->n - k; i < sw->n; i++) {
+		lo = fmin(lo, sw->raw[i]);
+		hi = fmax(hi, sw->raw[i]);
+	}
+	return hi <= 1.1 * lo && lo >= MEMORY_RATIO * sw->raw[0];
+}
+
+int amp_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, char *err, size_t len)
+{
+	memset(sw, 0, sizeof *sw);
+	snprintf(sw->method, sizeof sw->method,
+		 "random cyclic pointer chase, one load per %d B, huge pages where granted, %d sizes per octave, minimum of %u runs%s",
+		 SWEEP_STRIDE, SWEEP_POINTS_PER_OCTAVE, c->reps,
+		 c->host->sim ? " (simulated cycles)" : " of at least 1 ms");
+	for (int k = 0; sw->n < AMP_SWEEP_MAX_POINTS; k++) {
+		double x = 4096.0 * pow(2.0, (double)k / SWEEP_POINTS_PER_OCTAVE);
+		uint64_t size = (uint64_t)x / 4096 * 4096;
+
+		if (size > max_size)
+			break;
+		if (sw->n && size == sw->size[sw->n - 1])
+			continue;
+		if (sweep_point(c, size, (unsigned)k, &sw->raw[sw->n], err, len) < 0)
+			return -1;
+		sw->size[sw->n++] = size;
+		if (plateau_reached(sw))
+			break;
+	}
+	amp_sweep_analyse(sw);
+	return 0;
+}
+
+/* ---- the core clock ---- */
+
+static uint64_t add_chain_ticks(unsigned rounds)
+{
+	uint64_t x = 0, t0 = amp_ticks();
+
+	for (unsigned r = 0; r < rounds; r++) {
+#if defined(__x86_64__)
+		__asm__ __volatile__(
+			"add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+			"add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+			"add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+			"add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+			: "+r"(x));
+#elif defined(__aarch64__)
+		__asm__ __volatile__(
+			"add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+			"add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+			"add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+			"add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+			: "+r"(x));
+#else
+		(void)x;
+		return 0;
+#endif
+	}
+	return amp_ticks() - t0;
+}
+
+double amp_core_cycles_per_tick(void)
+{
+	const unsigned rounds = 1u << 16; /* 1 Mi adds: about 0.3 ms */
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 9; i++) {
+		uint64_t t = add_chain_ticks(rounds);
+
+		if (t && t < best)
+			best = t;
+	}
+	if (best == UINT64_MAX || best == 0)
+		return 0;
+	return (double)rounds * 16.0 / (double)best;
+}

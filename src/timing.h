@@ -1,0 +1,66 @@
+/* timing.h - the timing path (X-Ray, BlackjackBench): where no miss
+ * counter is usable, time per access stands in for misses.  A walk's
+ * time is compared with the time of the same pages walked so that every
+ * line stays in L1 (so TLB costs cancel), and the difference, scaled by
+ * the latency gap between a level and the one below it, is the share of
+ * accesses that missed that level.  The levels and their latencies come
+ * from a size/latency sweep clustered by quality threshold. */
+#ifndef AMP_TIMING_H
+#define AMP_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "measure.h"
+#include "plan.h"
+
+#define AMP_SWEEP_MAX_POINTS 96
+#define AMP_SWEEP_MAX_CLUSTERS 8
+
+/* The size/latency sweep (BlackjackBench 3.1.2, 4.2.3). */
+struct amp_sweep {
+	char method[200];
+	int n;
+	uint64_t size[AMP_SWEEP_MAX_POINTS];  /* working set, bytes */
+	double raw[AMP_SWEEP_MAX_POINTS];     /* ticks per load as measured */
+	double ticks[AMP_SWEEP_MAX_POINTS];   /* monotone (running maximum) */
+	/* Clusters of points at one latency, fastest first; the last is
+	 * main memory when the sweep reached it. */
+	int nclusters;
+	struct {
+		int first, last;   /* point indices */
+		double ticks;      /* its latency: the cluster's median time */
+		int fits;          /* last point within QT_DIAMETER of it: the
+				      level's effective size */
+	} cl[AMP_SWEEP_MAX_CLUSTERS];
+	int reached_memory; /* the last cluster is a plateau far above L1 */
+};
+
+/* Runs the sweep from 4 KiB up to max_size (stopping early once main
+ * memory's plateau is clear); 0, or -1 with err. */
+int amp_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, char *err, size_t len);
+/* Monotonicity and clustering of sw's points (exposed for the tests). */
+void amp_sweep_analyse(struct amp_sweep *sw);
+
+/* Ticks per measured access of plan p: the measured passes' walks are
+ * doubled until a run lasts c->t_min_ticks (X-Ray section 2), then the
+ * minimum over c->reps runs is kept, timer overhead removed.  The plan's
+ * pass counts may be changed.  0, or -1 with err. */
+int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);
+
+/* Share of the accesses to lv that miss it, from time, for a cyclic
+ * walk over off[0..n-1] (in a region of `region` bytes).  Ideally 0
+ * (every access served by lv or above) or 1 (every one by the level
+ * below).  0, or -1 with err. */
+int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		    uint64_t region, double *rate, char *err, size_t len);
+
+/* The walk's ticks per access minus those of its reference (the same
+ * pages, every line an L1 hit): what the caches below L1 cost it. */
+int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		      uint64_t region, double *excess, char *err, size_t len);
+
+/* Core cycles per timer tick from a chain of dependent integer adds
+ * (one cycle each: X-Ray 3.1); 0 when it cannot be measured. */
+double amp_core_cycles_per_tick(void);
+
+#endif

@@ -1,0 +1,260 @@
+/* test_timing.c - the timing path (no counters) on simulated machines:
+ * the sweep's clustering on known curves (a clean machine and the
+ * ramps of a real virtual machine), presets of AMP Table 1 and X-Ray
+ * Table 2, and a seeded matrix with noise and scattered page frames:
+ * L1 line, size and associativity, and those of L2 where its sets can
+ * be reached, recovered exactly from simulated cycles. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "measure.h"
+#include "sim.h"
+#include "tap.h"
+#include "timing.h"
+#include "util.h"
+
+/* ---- the sweep's analysis on known curves ---- */
+
+static void curve(struct amp_sweep *sw, const double *ticks, int n)
+{
+	memset(sw, 0, sizeof *sw);
+	for (int i = 0; i < n; i++) {
+		sw->size[i] = (uint64_t)(4096.0 * (1 << (i / 4)) * (1.0 + (i % 4) * 0.25));
+		sw->raw[i] = ticks[i];
+	}
+	sw->n = n;
+	amp_sweep_analyse(sw);
+}
+
+static void test_clustering(void)
+{
+	/* L1 3 cycles, L2 14, memory 114: three clusters. */
+	static const double clean[] = { 3, 3, 3, 3, 3, 14, 14, 14, 14, 14, 14, 14, 114, 114, 114, 114, 114 };
+	/* This machine (AMD Zen 5 guest), in ticks: ramps between levels. */
+	static const double vm[] = { 2.73, 2.75, 2.72, 2.72, 2.74, 2.72, 2.75, 2.76, 2.73, 9.75, 9.62,
+				     9.36, 9.43, 9.53, 9.61, 9.56, 9.65, 9.54, 9.56, 9.68, 9.71, 9.63,
+				     9.47, 9.58, 9.64, 10.53, 15.83, 21.98, 27.50, 32.01, 32.46, 33.12,
+				     37.43, 376.10, 375.57, 366.28, 377.69, 379.03 };
+	/* A dip (noise) and a lone point between two levels. */
+	static const double dip[] = { 4, 4, 3.2, 4, 4, 20, 20, 19, 20, 20, 60, 200, 200, 200, 200, 200 };
+	struct amp_sweep sw;
+
+	curve(&sw, clean, (int)(sizeof clean / sizeof clean[0]));
+	tap_eq(sw.nclusters, 3, "clean curve: 3 clusters");
+	tap_ok(sw.reached_memory, "clean curve: the last is memory");
+	tap_ok(sw.cl[0].ticks == 3 && sw.cl[1].ticks == 14 && sw.cl[2].ticks == 114,
+	       "clean curve: latencies 3, 14, 114 (%.1f %.1f %.1f)", sw.cl[0].ticks, sw.cl[1].ticks,
+	       sw.cl[2].ticks);
+	tap_eq(sw.cl[0].fits, 4, "clean curve: L1's effective size is its last point");
+	tap_eq(sw.cl[1].fits, 11, "clean curve: L2's likewise");
+
+	curve(&sw, vm, (int)(sizeof vm / sizeof vm[0]));
+	tap_eq(sw.nclusters, 4, "virtual machine's ramps: L1, L2, L3 and memory");
+	tap_ok(sw.nclusters == 4 && sw.cl[1].ticks > 9.3 && sw.cl[1].ticks < 10.6,
+	       "L2 latency from its plateau (%.2f)", sw.cl[1].ticks);
+	tap_ok(sw.nclusters == 4 && sw.cl[2].ticks > 27 && sw.cl[2].ticks < 38,
+	       "L3 latency from its plateau (%.2f)", sw.cl[2].ticks);
+	tap_ok(sw.nclusters == 4 && sw.cl[1].fits >= 22 && sw.cl[1].fits <= 25,
+	       "L2's effective size ends where its plateau does (point %d)", sw.cl[1].fits);
+
+	curve(&sw, dip, (int)(sizeof dip / sizeof dip[0]));
+	tap_ok(sw.ticks[2] == 4, "monotone: the dip is lifted to its neighbour");
+	tap_eq(sw.nclusters, 3, "a lone point between two levels is the step, not a level");
+}
+
+/* ---- the whole timing path on a simulated machine ---- */
+
+struct timed {
+	struct sim_machine *sim;
+	struct amp_host host;
+	struct amp_ctx ctx;
+	struct amp_sweep sw;
+};
+
+static uint64_t max_size_of(const struct sim_spec *s)
+{
+	uint64_t big = 0, size = 1 << 20;
+
+	for (int i = 0; i < s->n; i++)
+		if (s->lv[i].kind == SIM_CACHE && s->lv[i].size > big)
+			big = s->lv[i].size;
+	while (size < 4 * big)
+		size *= 2;
+	return size;
+}
+
+static int timed_run(struct timed *t, const char *spec, double noise, uint64_t seed, int pages_random,
+		     unsigned reps, unsigned votes, char *err, size_t len)
+{
+	struct sim_spec s;
+
+	memset(t, 0, sizeof *t);
+	if (sim_spec_parse(spec, &s, err, len) < 0)
+		return -1;
+	s.noise = noise;
+	s.seed = seed;
+	s.pages_random = pages_random;
+	t->sim = sim_create(&s, err, len);
+	if (!t->sim)
+		return -1;
+	t->host.sim = t->sim;
+	amp_ctx_init(&t->ctx, &t->host, &amp_backend_sim, reps, votes, seed);
+	amp_ctx_timing(&t->ctx);
+	if (amp_sweep_run(&t->ctx, max_size_of(&s), &t->sw, err, len) < 0 ||
+	    amp_levels_timing(&t->ctx, NULL, &t->sw, err, len) < 0 || amp_characterise(&t->ctx, err, len) < 0)
+		return -1;
+	return 0;
+}
+
+static const struct amp_level *level(const struct timed *t, const char *name)
+{
+	for (int i = 0; i < t->ctx.nlv; i++)
+		if (strcmp(t->ctx.lv[i].name, name) == 0)
+			return &t->ctx.lv[i];
+	return NULL;
+}
+
+static const struct sim_level_spec *spec_level(const struct sim_machine *m, const char *name)
+{
+	const struct sim_spec *s = sim_get_spec(m);
+
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->lv[i].name, name) == 0 ||
+		    (strcmp(name, "L2") == 0 && s->lv[i].kind == SIM_CACHE && s->lv[i].level == 2))
+			return &s->lv[i];
+	return NULL;
+}
+
+/* line, size and ways of level `name` equal the spec's; 1 when so. */
+static int exact(const struct timed *t, const char *name, char *got, size_t len)
+{
+	const struct amp_level *lv = level(t, name);
+	const struct sim_level_spec *sl = spec_level(t->sim, name);
+
+	if (!lv || !sl) {
+		snprintf(got, len, "%s missing", name);
+		return 0;
+	}
+	snprintf(got, len, "%s line %lld%s size %lld%s ways %lld%s", name, (long long)lv->line.value,
+		 amp_param_conclusive(&lv->line) ? "" : "?", (long long)lv->size.value,
+		 amp_param_conclusive(&lv->size) ? "" : "?", (long long)lv->assoc.value,
+		 amp_param_conclusive(&lv->assoc) ? "" : "?");
+	return amp_param_conclusive(&lv->line) && amp_param_conclusive(&lv->size) &&
+	       amp_param_conclusive(&lv->assoc) && lv->line.value == (int64_t)sl->line &&
+	       lv->size.value == (int64_t)sl->size && lv->assoc.value == (int64_t)sl->assoc &&
+	       strcmp(lv->line.method, "timing") == 0;
+}
+
+/* Presets: L1d always; L2 where it has two ways more than L1d and L1d's
+ * way is at most a page, otherwise unknown with a reason. */
+static void test_presets(void)
+{
+	static const char *const presets[] = { "p5-133", "ppro-200", "pii-233", "usparc-1", "r10k-225",
+					       "itanium2", "pentium3", "zen5-like" };
+
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		struct timed *t = calloc(1, sizeof *t);
+		char err[AMP_REASON_LEN], got[160];
+		const struct sim_level_spec *s1, *s2;
+
+		if (!t || timed_run(t, presets[i], 0, 1, 0, 2, 3, err, sizeof err) < 0) {
+			tap_ok(0, "%s by timing: %s", presets[i], t ? err : "out of memory");
+			if (t)
+				sim_destroy(t->sim);
+			free(t);
+			continue;
+		}
+		tap_ok(exact(t, "L1d", got, sizeof got), "%s by timing: %s", presets[i], got);
+		s1 = spec_level(t->sim, "L1d");
+		s2 = spec_level(t->sim, "L2");
+		if (s1 && s2 && s2->assoc >= s1->assoc + 2 && s1->size / s1->assoc <= 4096) {
+			tap_ok(exact(t, "L2", got, sizeof got), "%s by timing: %s", presets[i], got);
+		} else if (s2) {
+			const struct amp_level *l2 = level(t, "L2");
+
+			tap_ok(l2 && (!l2->assoc.known || l2->assoc.value == (int64_t)s2->assoc) &&
+				       (l2->assoc.known || l2->assoc.reason[0]),
+			       "%s by timing: L2's ways right or unknown with a reason (%s)", presets[i],
+			       l2 ? l2->assoc.reason : "no L2");
+		}
+		sim_destroy(t->sim);
+		free(t);
+	}
+}
+
+/* A seeded matrix: L1 virtually indexed with its way at most a page,
+ * L2 with at least two ways more, lines 32-128 B, noise and scattered
+ * frames.  AMP_TEST_MATRIX sets the number of machines. */
+static void test_matrix(void)
+{
+	const char *env = getenv("AMP_TEST_MATRIX");
+	int count = env ? atoi(env) : 24;
+	struct amp_rng rng;
+
+	amp_rng_seed(&rng, 20261121);
+	for (int k = 0; k < count; k++) {
+		static const unsigned lines[] = { 32, 64, 64, 128 };
+		/* Pools that fit L1's reference must hold more than a set's
+		 * worth of every page colour of L2, else L2's sets are out of
+		 * reach and the answer is unknown, with the reason. */
+		uint64_t pool, colours;
+		static const unsigned ways1[] = { 2, 4, 6, 8, 12 };
+		unsigned line1 = lines[amp_rng_below(&rng, 4)], a1 = ways1[amp_rng_below(&rng, 5)];
+		unsigned line2 = line1 * (amp_rng_below(&rng, 3) == 0 ? 2 : 1);
+		unsigned a2 = a1 + 2 + 2 * (unsigned)amp_rng_below(&rng, 4);
+		/* L1's way: a page or a half; L2's: 4 to 16 pages. */
+		uint64_t w1 = 4096 >> amp_rng_below(&rng, 2), w2 = 4096ULL << (2 + amp_rng_below(&rng, 3));
+		int random_pages = (int)amp_rng_below(&rng, 2);
+		double noise = amp_rng_below(&rng, 2) ? 0.0005 : 0;
+		char spec[512], err[AMP_REASON_LEN], got1[160], got2[160];
+		struct timed *t = calloc(1, sizeof *t);
+		int ok;
+
+		if (line2 > 256)
+			line2 = 256;
+		if (w2 < line2 || w1 < line1) {
+			free(t);
+			continue;
+		}
+		snprintf(spec, sizeof spec,
+			 "L1d:size=%llu,assoc=%u,line=%u,latency=4;L1i:size=16K;"
+			 "L2:size=%llu,assoc=%u,line=%u,latency=12;MEM:latency=150",
+			 (unsigned long long)(w1 * a1), a1, line1, (unsigned long long)(w2 * a2), a2, line2);
+		if (!t || timed_run(t, spec, noise, 1000 + (uint64_t)k, random_pages, 3, 3, err, sizeof err) < 0) {
+			tap_ok(0, "matrix %d (%s): %s", k, spec, t ? err : "out of memory");
+			if (t)
+				sim_destroy(t->sim);
+			free(t);
+			continue;
+		}
+		pool = (w1 * a1) / line1;
+		if (pool > 4096 / line1 * a1)
+			pool = 4096 / line1 * a1;
+		colours = w2 / 4096;
+		ok = exact(t, "L1d", got1, sizeof got1);
+		if (2 * colours * a2 <= pool) {
+			ok = exact(t, "L2", got2, sizeof got2) && ok;
+		} else {
+			const struct amp_level *l2 = level(t, "L2");
+
+			/* Out of reach: right, or unknown with the reason. */
+			ok = ok && l2 && (exact(t, "L2", got2, sizeof got2) ||
+					  (!amp_param_conclusive(&l2->assoc) && strstr(l2->assoc.reason, "pool")));
+			if (l2 && !amp_param_conclusive(&l2->assoc))
+				snprintf(got2, sizeof got2, "L2 out of reach: %s", l2->assoc.reason);
+		}
+		tap_ok(ok, "matrix %d: %s%s%s: %s; %s", k, spec, random_pages ? " random pages" : "",
+		       noise > 0 ? " noise" : "", got1, got2);
+		sim_destroy(t->sim);
+		free(t);
+	}
+}
+
+int main(void)
+{
+	test_clustering();
+	test_presets();
+	test_matrix();
+	return tap_done();
+}
