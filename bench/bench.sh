@@ -17,8 +17,11 @@ phase() {  # phase NAME COMMAND...
 echo "amp benchmark on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
 phase "list backends (probes, timer calibration)" "$AMP" --list-backends
 phase "list events" "$AMP" --list-events
-phase "default run (latency sweep to 64 MiB)" "$AMP"
+phase "default run (timing here: sweep, caches, TLBs)" "$AMP"
+phase "real run, --level=L1d (timing)" "$AMP" --level=L1d
 phase "real run, --max-size=1M" "$AMP" --max-size=1M
+echo "per phase of one default run (-v):"
+"$AMP" -v 2>&1 >/dev/null | sed 's/^amp: /  /'
 phase "simulated pii-233 (sweep to 2 MiB)" "$AMP" --sim=pii-233
 phase "simulated itanium2 (sweep to 32 MiB)" "$AMP" --sim=itanium2
 phase "simulated pii-233, noise 0.01, random pages" "$AMP" --sim=pii-233 --sim-noise=0.01 --sim-pages=random
@@ -27,3 +30,6 @@ phase "counters: pii-233 --level=L2" "$AMP" --sim=pii-233 --level=L2 --counters
 phase "counters: r10k-225, every level" "$AMP" --sim=r10k-225 --counters --max-size=64K
 phase "counters: athlonmp (exclusive L2)" "$AMP" --sim=athlonmp --counters --max-size=64K
 phase "counters: zen5-like (L3 32 MiB, STLB)" "$AMP" --sim=zen5-like --counters --max-size=64K
+phase "timing: zen5-like (sim cycles)" "$AMP" --sim=zen5-like --timing
+phase "timing: itanium2, random pages, noise" "$AMP" --sim=itanium2 --timing --sim-pages=random --sim-noise=0.001
+phase "cross-check: ppro-200" "$AMP" --sim=ppro-200 --cross-check

@@ -14,6 +14,7 @@
 #include "sim.h"
 #include "timer.h"
 #include "timing.h"
+#include "tlb_timing.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE (64ULL << 20)
@@ -252,10 +253,19 @@ static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 static int characterise_by_timing(const struct amp_config *cfg, const struct amp_host *host,
 				  const struct amp_sweep *sw, struct amp_ctx *ctx, char *err, size_t len)
 {
+	static struct amp_tlb_timing tlb;
+	int want_tlb = !cfg->level || strcasecmp(cfg->level, "DTLB") == 0 ||
+		       strcasecmp(cfg->level, "STLB") == 0;
+
 	amp_ctx_init(ctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 	amp_ctx_timing(ctx);
 	if (amp_levels_timing(ctx, cfg->level, sw, err, len) < 0)
 		return AMP_EXIT_USAGE;
+	if (want_tlb) {
+		if (amp_tlb_timing_measure(host, cfg->reps, cfg->seed, &tlb, err, len) < 0)
+			return AMP_EXIT_FAILED;
+		amp_tlb_timing_fill(ctx, &tlb);
+	}
 	if (amp_characterise(ctx, err, len) < 0)
 		return AMP_EXIT_FAILED;
 	return AMP_EXIT_OK;

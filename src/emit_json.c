@@ -223,6 +223,8 @@ static void emit_level(FILE *out, const struct amp_level *lv, int first)
 		fputs("\"replacement\": \"unknown\", ", out);
 	if (lv->method == AMP_METHOD_TIMING && lv->kind == AMP_KIND_CACHE)
 		fprintf(out, "\"latency_ticks\": %.3f, ", lv->hit_ticks);
+	if (lv->method == AMP_METHOD_TIMING && lv->kind == AMP_KIND_TLB)
+		fprintf(out, "\"miss_penalty_ticks\": %.3f, ", lv->next_ticks - lv->hit_ticks);
 	fprintf(out, "\"method\": \"%s\", \"confidence\": %.3g,\n      \"parameters\": {",
 		amp_method_names[lv->method], amp_level_confidence(lv));
 	param(out, lv->kind == AMP_KIND_CACHE ? "line_size" : "page_size", &lv->line, NULL, ", ");

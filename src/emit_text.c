@@ -251,19 +251,24 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		if (lv->kind != AMP_KIND_TLB || !lv->selected)
 			continue;
 		if (!header++) {
-			fprintf(out, "\nTLBs measured with counters:\n");
-			fprintf(out, "  %-5s %9s %8s %6s %8s %6s\n", "level", "page", "entries", "ways",
-				"policy", "conf");
+			fprintf(out, "\nTLBs measured %s:\n", c->method == AMP_METHOD_TIMING ? "by timing (the TLB sweep)" : "with counters");
+			fprintf(out, "  %-5s %9s %8s %6s %8s %6s %9s\n", "level", "page", "entries", "ways",
+				"policy", "conf", "penalty");
 		}
 		if (!lv->measurable) {
 			fprintf(out, "  %-5s N/C (%s)\n", lv->name, lv->nc_reason);
 			continue;
 		}
-		fprintf(out, "  %-5s %9s %8s %6s %8s %5.0f%%\n", lv->name, cell(&lv->line, 1, a, sizeof a),
+		fprintf(out, "  %-5s %9s %8s %6s %8s %5.0f%% ", lv->name, cell(&lv->line, 1, a, sizeof a),
 			cell(&lv->size, 0, b, sizeof b),
 			lv->fully_associative ? "full" : cell(&lv->assoc, 0, e, sizeof e),
 			name_cell(&lv->replacement, amp_policy_names, 5, g, sizeof g),
 			100.0 * amp_level_confidence(lv));
+		if (lv->method == AMP_METHOD_TIMING)
+			fprintf(out, "%9.1f\n", (lv->next_ticks - lv->hit_ticks) *
+						   (r->cycles_per_tick > 0 ? r->cycles_per_tick : 1));
+		else
+			fprintf(out, "%9s\n", "-");
 	}
 	/* Every unknown or split parameter, with its reason and votes. */
 	for (int i = 0; i < c->nlv; i++) {

@@ -85,7 +85,7 @@ void amp_ctx_timing(struct amp_ctx *c)
 #define THRASH_RATE 0.02
 /* By timing, a share of the latency gap to the level below: one line
  * too many costs about the whole gap under LRU, jitter a few percent. */
-#define THRASH_RATE_TIMING 0.3
+#define THRASH_RATE_TIMING 0.8
 
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 {
@@ -308,22 +308,29 @@ int amp_thrashes(const struct amp_level *lv, double rate)
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
 {
 	uint64_t before = c->accesses;
-	unsigned nv = c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes;
+	unsigned nv = c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes, failed = 0;
 	int best = -1, best_count = 0;
-	char err[AMP_REASON_LEN];
+	char err[AMP_REASON_LEN], first_err[AMP_REASON_LEN] = "";
 
 	memset(out, 0, sizeof *out);
 	out->method = amp_method_names[lv->method];
 	for (unsigned v = 0; v < nv; v++) {
 		int64_t value;
 
+		/* A failed measurement is a vote for nothing: it lowers the
+		 * confidence; only when every vote fails is the value unknown. */
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
-			amp_param_unknown(out, "%s", err);
-			out->method = amp_method_names[lv->method];
-			out->accesses = c->accesses - before;
-			return -1;
+			if (!failed++)
+				snprintf(first_err, sizeof first_err, "%s", err);
+			continue;
 		}
 		out->votes[out->nvotes++] = value;
+	}
+	if (!out->nvotes) {
+		amp_param_unknown(out, "%s", first_err);
+		out->method = amp_method_names[lv->method];
+		out->accesses = c->accesses - before;
+		return -1;
 	}
 	/* The most common vote; ties go to the earliest. */
 	for (int i = 0; i < out->nvotes; i++) {
@@ -338,12 +345,12 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 	}
 	out->known = 1;
 	out->value = out->votes[best];
-	out->confidence = (double)best_count / out->nvotes;
+	out->confidence = (double)best_count / nv;
 	out->accesses = c->accesses - before;
 	if (out->confidence < c->min_confidence) {
 		out->inconclusive = 1;
-		snprintf(out->reason, sizeof out->reason, "votes split: %d of %d agree",
-			 best_count, out->nvotes);
+		snprintf(out->reason, sizeof out->reason, "votes split: %d of %u agree%s%s", best_count, nv,
+			 failed ? "; a failed one: " : "", failed ? first_err : "");
 		return 1;
 	}
 	return 0;
@@ -470,7 +477,7 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 			continue;
 		}
 		if (lv->kind == AMP_KIND_TLB) {
-			snprintf(lv->nc_reason, sizeof lv->nc_reason, "measured by the TLB sweep");
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "the TLB sweep runs only when every level or a TLB is asked for");
 			continue;
 		}
 		if (k >= ncache) {
@@ -501,8 +508,9 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 	select_levels(c, only);
 	for (int i = 0; i < c->nlv; i++)
 		if (!c->lv[i].measurable)
-			c->lv[i].selected = c->lv[i].selected && c->lv[i].kind == AMP_KIND_CACHE &&
-					    c->lv[i].level == 1;
+			c->lv[i].selected = c->lv[i].selected &&
+					    ((c->lv[i].kind == AMP_KIND_CACHE && c->lv[i].level == 1) ||
+					     (c->lv[i].kind == AMP_KIND_TLB && c->lv[i].side == AMP_SIDE_DATA));
 	return 0;
 }
 

@@ -152,17 +152,26 @@ static int write_chains(const struct amp_plan *p, struct real_plan *rp, char *er
 
 static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
 {
+	uint8_t *raw;
+
 	memset(rp, 0, sizeof *rp);
 	rp->size = p->huge ? (p->region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : p->region;
 	/* NORESERVE: a sparse plan (a few lines 1 GiB apart) costs only
 	 * the pages it touches. */
-	rp->base = mmap(NULL, rp->size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (rp->base == MAP_FAILED) {
-		rp->base = NULL;
+	/* Aligned to 2 MiB: huge pages can back it, and the same offsets
+	 * always have the same low address bits (some L1s hash virtual
+	 * address bits into way-predictor tags; an arbitrary placement can
+	 * make lines of one set collide there and look like misses). */
+	raw = mmap(NULL, rp->size + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED) {
 		snprintf(err, len, "plan %s: mmap of %zu bytes: %s", p->name, rp->size, strerror(errno));
 		return -1;
 	}
+	rp->base = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (rp->base > raw)
+		munmap(raw, (size_t)(rp->base - raw));
+	munmap(rp->base + rp->size, (size_t)(raw + rp->size + HUGE_PAGE - (rp->base + rp->size)));
 #ifdef MADV_HUGEPAGE
 	if (p->huge)
 		madvise(rp->base, rp->size, MADV_HUGEPAGE); /* a hint; 4K pages work too */

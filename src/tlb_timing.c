@@ -1,0 +1,636 @@
+/* tlb_timing.c - data-TLB page size, levels and entries by timing.
+ *
+ * Page size (BlackjackBench 3.2): a fixed number of loads (more pages
+ * than any TLB holds), one per stride, strides 256 B to 128 KiB, on
+ * 4 KiB system pages.  The loads go chunk by chunk (64 KiB chunks in
+ * random order, the loads of a chunk in random order), so below the page
+ * size several loads share each translation.  Time per load climbs
+ * until the stride reaches the page and pauses there: the page is the
+ * first big rise the next stride does not carry on (the knee).
+ *
+ * Entries: one load per page over N pages in random cyclic order, N
+ * from 4 to 16384 (four points per octave), each page's load on another
+ * line so the lines spread over the cache sets.  Past some N the lines
+ * themselves stop fitting a cache, a step that is no TLB's; so the same
+ * number of lines is also timed packed into few pages, visited page by
+ * page (the control), and the analysis works on the difference: the
+ * TLBs' part of the time.  That curve is made monotone and clustered
+ * (QT clustering, BlackjackBench 4.2.3: diameter 25% of the cluster's
+ * mean); clusters the control steps with are one level in other cache
+ * conditions, clusters over a short range of N are steps or climbs, the
+ * rest are levels; each level's end is refined by bisection between the
+ * last N that stays at its time and the first that does not.
+ *
+ * Limits: a TLB level that ends where a data cache does, with a step
+ * at most INTERACT times the translation cost paid before it, is taken
+ * for the cache.  With scattered page frames a physically indexed cache
+ * sees the one-line-per-page loads conflict unlike the packed control
+ * near its capacity; such residues fall between levels or past the
+ * last, but a low-associativity cache there can blur a level's end. */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plan.h"
+#include "sim.h"
+#include "timer.h"
+#include "tlb_timing.h"
+#include "measure.h"
+#include "util.h"
+
+#define KIB 1024u
+#define SLOT 128u                 /* load granule: a line, or a pair of 64 B lines */
+#define PS_LOADS 8192             /* loads per page-size point: > any TLB's reach */
+#define PS_SLOT 64u               /* loads are >= 256 B apart: no two share a line */
+#define PS_MIN_STRIDE 256u
+#define PS_MAX_STRIDE (128u * KIB)
+#define PS_CHUNK (64u * KIB)      /* a chunk's pages fit any level-1 TLB */
+#define PS_MIN_STEP 0.005         /* the page step, relative to the level after it */
+#define PS_KNEE 0.4               /* a knee's rise, relative to the biggest rise */
+#define PS_FLAT 0.5               /* the rise after a knee, relative to the knee's */
+#define PS_MIN_PAGE 1024u         /* no smaller page anywhere (nor in the sim) */
+#define EN_MIN 4
+#define EN_MAX 16384
+#define MIN_LOADS 16384           /* per measured run: averages out noise */
+#define WARM_WALKS 2              /* random replacement needs more than one */
+#define T_MIN_NS 400000.0         /* per measured run on the real machine */
+#define QT_DIAMETER 0.25
+#define PLATEAU 3                 /* a level spans at least this factor in pages */
+#define CTL_SHARE 0.25            /* a rise the control shares this much of is the caches' */
+#define EDGE 2                    /* points either side of a boundary that judge it */
+#define INTERACT 2.0              /* a cache can scale a translation's cost this much */
+#define THR_STEP 0.003            /* bisection: share of the step that counts as left */
+#define THR_SIGMA 4.0             /* bisection: noise multiples that count as left */
+
+struct tt {
+	const struct amp_host *host;
+	unsigned reps;
+	uint64_t seed;
+	double est;                 /* ticks per load last seen: sizes the next run */
+	char *err;
+	size_t len;
+};
+
+static void shuffle(uint64_t *v, size_t n, struct amp_rng *rng)
+{
+	for (size_t k = n; k > 1; k--) {
+		size_t j = amp_rng_below(rng, k);
+		uint64_t t = v[k - 1];
+
+		v[k - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+/* Which line of its slot (lines long) slot j uses: the sum of j's digits
+ * in base lines.  Consecutive slots take consecutive lines, and every
+ * further digit shifts them again, so the slots of any stride spread
+ * evenly over the sets of every cache level, virtually or (with
+ * contiguous frames) physically indexed. */
+static uint64_t spread_line(uint64_t j, uint64_t lines)
+{
+	uint64_t sum = 0;
+
+	if (lines < 2)
+		return 0;
+	for (; j; j /= lines)
+		sum += j % lines;
+	return sum % lines;
+}
+
+/* Time per load of a cyclic chain through off[0..n-1], after warming
+ * walks; walks repeated until a run lasts T_MIN_NS, minimum over reps. */
+static int time_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off,
+		      size_t n, double *tpl)
+{
+	const struct amp_timer_cal *cal = t->host->sim ? NULL : amp_timer();
+	double tmin = cal ? T_MIN_NS * cal->ticks_per_ns : 0;
+	uint64_t times = n >= MIN_LOADS ? 1 : (MIN_LOADS + n - 1) / n;
+	struct amp_plan plan;
+	struct amp_run_result res;
+
+	if (cal && t->est > 0 && tmin / (t->est * (double)n) > (double)times)
+		times = (uint64_t)ceil(tmin / (t->est * (double)n));
+	for (int tries = 0;; tries++) {
+		int seq, rc;
+
+		if (times > 1u << 24)
+			times = 1u << 24;
+		amp_plan_init(&plan, name, region);
+		plan.huge = 0; /* huge pages would hide the page and the TLBs */
+		seq = amp_plan_add_seq(&plan, off, n);
+		if (seq < 0 || amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, WARM_WALKS, 0) < 0 ||
+		    amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, (unsigned)times, 1) < 0) {
+			amp_plan_free(&plan);
+			snprintf(t->err, t->len, "tlb: out of memory");
+			return -1;
+		}
+		rc = amp_run(&plan, t->host, NULL, t->reps, &res, t->err, t->len);
+		amp_plan_free(&plan);
+		if (rc < 0)
+			return -1;
+		/* A run too short for the clock is scaled up once or twice. */
+		if (!cal || (double)res.ticks_min >= 0.5 * tmin || tries == 2 || res.ticks_min == 0)
+			break;
+		times = (uint64_t)ceil((double)times * 1.2 * tmin / (double)res.ticks_min);
+	}
+	*tpl = (double)res.ticks_min / (double)res.accesses;
+	t->est = *tpl;
+	return 0;
+}
+
+/* ---- analysis helpers ---- */
+
+/* Least-squares non-decreasing fit (pool adjacent violators): timing
+ * noise in either direction cannot make a level out of a blip. */
+static void monotone(const double *y, double *m, int n)
+{
+	double sum[AMP_TLB_MAX_POINTS];
+	int cnt[AMP_TLB_MAX_POINTS], nb = 0, k = 0;
+
+	for (int i = 0; i < n; i++) {
+		sum[nb] = y[i];
+		cnt[nb++] = 1;
+		while (nb > 1 && sum[nb - 2] / cnt[nb - 2] > sum[nb - 1] / cnt[nb - 1]) {
+			sum[nb - 2] += sum[nb - 1];
+			cnt[nb - 2] += cnt[nb - 1];
+			nb--;
+		}
+	}
+	for (int b = 0; b < nb; b++)
+		for (int j = 0; j < cnt[b]; j++)
+			m[k++] = sum[b] / cnt[b];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[AMP_TLB_MAX_POINTS];
+
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Robust spread of v around its median (scaled MAD). */
+static double spread(const double *v, int n)
+{
+	double med = median(v, n), d[AMP_TLB_MAX_POINTS];
+
+	for (int i = 0; i < n; i++)
+		d[i] = fabs(v[i] - med);
+	return 1.4826 * median(d, n);
+}
+
+/* QT clustering (BlackjackBench Fig. 11) of v[0..n-1]: a candidate
+ * cluster grows from each point by the point that keeps its diameter
+ * smallest, while the diameter stays within QT_DIAMETER of its mean; the
+ * largest candidate is taken and the rest clustered again.  label[i]
+ * gets the cluster number; returns the number of clusters. */
+static int qt_cluster(const double *v, int n, int *label)
+{
+	int nc = 0, left = n;
+
+	for (int i = 0; i < n; i++)
+		label[i] = -1;
+	while (left > 0) {
+		char best[AMP_TLB_MAX_POINTS] = { 0 };
+		int bestn = 0;
+
+		for (int i = 0; i < n; i++) {
+			char in[AMP_TLB_MAX_POINTS] = { 0 };
+			double lo = v[i], hi = v[i], sum = v[i];
+			int cnt = 1;
+
+			if (label[i] >= 0)
+				continue;
+			in[i] = 1;
+			for (;;) {
+				int j = -1;
+				double dj = 0;
+
+				for (int k = 0; k < n; k++) {
+					double d;
+
+					if (label[k] >= 0 || in[k])
+						continue;
+					d = fmax(hi, v[k]) - fmin(lo, v[k]);
+					if (j < 0 || d < dj) {
+						j = k;
+						dj = d;
+					}
+				}
+				if (j < 0 || dj > QT_DIAMETER * sum / cnt)
+					break;
+				in[j] = 1;
+				lo = fmin(lo, v[j]);
+				hi = fmax(hi, v[j]);
+				sum += v[j];
+				cnt++;
+			}
+			if (cnt > bestn) {
+				bestn = cnt;
+				memcpy(best, in, sizeof best);
+			}
+		}
+		for (int i = 0; i < n; i++)
+			if (best[i])
+				label[i] = nc;
+		nc++;
+		left -= bestn;
+	}
+	return nc;
+}
+
+/* ---- page size ---- */
+
+static int page_size(struct tt *t, struct amp_tlb_timing *o)
+{
+	uint64_t *off = malloc(PS_LOADS * sizeof *off);
+	double m[AMP_TLB_MAX_STRIDES];
+	int best = -1;
+	double biggest = 0;
+
+	if (!off) {
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
+	}
+	o->nstrides = 0;
+	for (uint64_t s = PS_MIN_STRIDE; s <= PS_MAX_STRIDE; s *= 2) {
+		uint64_t lines = s / PS_SLOT, per = s >= PS_CHUNK ? 1 : PS_CHUNK / s;
+		size_t nchunk = (PS_LOADS + per - 1) / per, k = 0;
+		uint64_t *order = malloc(nchunk * sizeof *order);
+		struct amp_rng rng;
+
+		if (!order) {
+			free(off);
+			snprintf(t->err, t->len, "tlb: out of memory");
+			return -1;
+		}
+		amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
+		for (size_t c = 0; c < nchunk; c++)
+			order[c] = c;
+		shuffle(order, nchunk, &rng);
+		for (size_t c = 0; c < nchunk; c++) {
+			uint64_t first = order[c] * per, end = first + per < PS_LOADS ? first + per : PS_LOADS;
+			uint64_t *v = off + k;
+
+			for (uint64_t j = first; j < end; j++)
+				off[k++] = j * s + spread_line(j, lines) * PS_SLOT;
+			shuffle(v, end - first, &rng);
+		}
+		free(order);
+		if (time_chain(t, "tlb-page", PS_LOADS * s, off, PS_LOADS,
+			       &o->stride_ticks[o->nstrides]) < 0) {
+			free(off);
+			return -1;
+		}
+		o->strides[o->nstrides++] = s;
+	}
+	free(off);
+
+	/* The knee: the first big rise that the next stride does not carry
+	 * on.  Below the page the share of loads that miss doubles with
+	 * the stride, so the rise into the page is the biggest of its
+	 * climb, and the curve is flat after it.  Further on, page walks
+	 * find their page-table lines (and, in a virtual machine, their
+	 * nested translations) shared by fewer loads and climb again, up
+	 * to steps as big as the page's; so the first knee is the page,
+	 * not the biggest step (Blackjack 4.2 takes the biggest scaled
+	 * step).  The last stride has no successor to show a knee; the
+	 * first ones are below any page (noise there makes no knee). */
+	monotone(o->stride_ticks, m, o->nstrides);
+	for (int j = 1; j + 1 < o->nstrides; j++)
+		biggest = fmax(biggest, m[j] - m[j - 1]);
+	for (int j = 1; j + 1 < o->nstrides && best < 0; j++) {
+		double d = m[j] - m[j - 1];
+
+		if (o->strides[j] >= PS_MIN_PAGE && d > 0 && d >= PS_KNEE * biggest &&
+		    m[j + 1] - m[j] <= PS_FLAT * d)
+			best = j;
+	}
+	if (best < 0 || m[best] - m[best - 1] < PS_MIN_STEP * m[best]) {
+		o->page = 0;
+		snprintf(o->page_reason, sizeof o->page_reason,
+			 "no knee in the time per load against the stride (%.1f to %.1f ticks, %llu B to %llu B)",
+			 o->stride_ticks[0], o->stride_ticks[o->nstrides - 1],
+			 (unsigned long long)o->strides[0],
+			 (unsigned long long)o->strides[o->nstrides - 1]);
+		return 0;
+	}
+	o->page = o->strides[best];
+	snprintf(o->page_reason, sizeof o->page_reason,
+		 "knee at a stride of %llu B: time per load %.1f ticks at %llu B, %.1f at %llu B, "
+		 "%.1f at %llu B (%.1f at %llu B)",
+		 (unsigned long long)o->page, m[best - 1], (unsigned long long)o->strides[best - 1],
+		 m[best], (unsigned long long)o->page, m[best + 1],
+		 (unsigned long long)o->strides[best + 1], m[o->nstrides - 1],
+		 (unsigned long long)o->strides[o->nstrides - 1]);
+	return 0;
+}
+
+/* ---- entries ---- */
+
+/* Time per load over n pages, one line each, in random order. */
+static int time_pages(struct tt *t, uint64_t page, uint64_t n, double *tpl)
+{
+	uint64_t lines = page / SLOT, *off = malloc(n * sizeof *off);
+	struct amp_rng rng;
+	int rc;
+
+	if (!off) {
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
+	}
+	/* The lines fill the sets as evenly as the packed control's lines
+	 * (alike for a virtually indexed L1, and with contiguous frames for
+	 * lower levels of up to lines^2 sets). */
+	for (uint64_t i = 0; i < n; i++)
+		off[i] = i * page + spread_line(i, lines) * SLOT;
+	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull));
+	shuffle(off, n, &rng);
+	rc = time_chain(t, "tlb-pages", n * page, off, n, tpl);
+	free(off);
+	return rc;
+}
+
+/* The control: the same number of lines packed page by page (lines of
+ * a page in random order, pages in random order), so one translation
+ * serves a page of loads and the caches' part of time_pages remains.
+ * (The same loads on huge pages would be a closer twin, but a region
+ * the runner maps is not aligned to them, so small ones get none.) */
+static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
+{
+	uint64_t lines = page / SLOT, npg = (n + lines - 1) / lines, k = 0;
+	uint64_t *off = malloc(n * sizeof *off), *order = malloc(npg * sizeof *order);
+	struct amp_rng rng;
+	int rc;
+
+	if (!off || !order) {
+		free(off);
+		free(order);
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
+	}
+	amp_rng_seed(&rng, t->seed ^ (n * 0x94d049bb133111ebull));
+	for (uint64_t p = 0; p < npg; p++)
+		order[p] = p;
+	shuffle(order, npg, &rng);
+	for (uint64_t p = 0; p < npg; p++) {
+		uint64_t first = order[p] * lines, end = first + lines < n ? first + lines : n;
+		uint64_t *v = off + k;
+
+		for (uint64_t j = first; j < end; j++)
+			off[k++] = j * SLOT;
+		shuffle(v, end - first, &rng);
+	}
+	free(order);
+	rc = time_chain(t, "tlb-packed", npg * page, off, n, tpl);
+	free(off);
+	return rc;
+}
+
+/* The TLBs' share of the time per load at n pages, on top of an access
+ * whose line and translation are at hand (base). */
+static int tlb_part(struct tt *t, uint64_t page, uint64_t n, double base, double *y)
+{
+	double a, c;
+
+	if (time_pages(t, page, n, &a) < 0 || time_packed(t, page, n, &c) < 0)
+		return -1;
+	*y = a - c + base;
+	return 0;
+}
+
+/* Points first..last of the sweep. */
+struct run {
+	int first, last;
+};
+
+/* A TLB level: its points, the run of its fastest loads (head: least
+ * data-cache trouble) and of its slowest (tail: next to its end). */
+struct level {
+	struct run all, head, tail;
+};
+
+static double run_median(const double *y, struct run r)
+{
+	return median(y + r.first, r.last - r.first + 1);
+}
+
+static void sweep_points(struct amp_tlb_timing *o)
+{
+	o->npoints = 0;
+	for (uint64_t oct = EN_MIN; oct <= EN_MAX; oct *= 2)
+		for (uint64_t q = 4; q < 8 && o->npoints < AMP_TLB_MAX_POINTS; q++) {
+			uint64_t n = oct * q / 4;
+
+			if (n > EN_MAX)
+				break;
+			o->pages[o->npoints++] = n;
+		}
+}
+
+/* Groups the sweep into TLB levels; returns how many groups, the last
+ * one possibly what lies past every TLB. */
+static int find_levels(const struct amp_tlb_timing *o, const double *y, struct level *lv)
+{
+	double m[AMP_TLB_MAX_POINTS];
+	int label[AMP_TLB_MAX_POINTS], nr = 0, nlv = 0;
+	struct level r[AMP_TLB_MAX_POINTS];
+
+	monotone(y, m, o->npoints);
+	qt_cluster(m, o->npoints, label);
+	/* Clusters of a monotone curve are runs of points. */
+	for (int i = 0; i < o->npoints; nr++) {
+		r[nr].all.first = i;
+		while (i + 1 < o->npoints && label[i + 1] == label[r[nr].all.first])
+			i++;
+		r[nr].all.last = i++;
+		r[nr].head = r[nr].tail = r[nr].all;
+	}
+	/* Where the control rises with the TLBs' part, the rise is the
+	 * data leaving a cache, dearer with a translation to wait for:
+	 * the same TLB level goes on (its head keeps the cached loads'
+	 * time, its tail the uncached).  Only a translation already paid
+	 * for can grow so, and at most by INTERACT times itself: from the
+	 * first level, or by more, the rise is a TLB step that happens to
+	 * fall on a cache's. */
+	for (int k = 0; k + 1 < nr;) {
+		struct run below = { r[k].all.last - EDGE + 1, r[k].all.last };
+		struct run above = { r[k + 1].all.first, r[k + 1].all.first + EDGE - 1 };
+		double dy, dc;
+
+		/* Compared next to the boundary: further off, the control
+		 * may step for other caches. */
+		below.first = below.first < r[k].all.first ? r[k].all.first : below.first;
+		above.last = above.last > r[k + 1].all.last ? r[k + 1].all.last : above.last;
+		dy = run_median(y, above) - run_median(y, below);
+		dc = run_median(o->ctl_ticks, above) - run_median(o->ctl_ticks, below);
+
+		if (k == 0 || (dy > 0 && dc < CTL_SHARE * dy) ||
+		    dy > INTERACT * (run_median(y, below) - run_median(y, r[0].head))) {
+			k++;
+			continue;
+		}
+		r[k].all.last = r[k + 1].all.last;
+		r[k].tail = r[k + 1].tail;
+		memmove(&r[k + 1], &r[k + 2], (size_t)(nr - k - 2) * sizeof r[0]);
+		nr--;
+		k = k > 0 ? k - 1 : 0;
+	}
+	/* A level is a plateau: a group over a wide range of N.  Short
+	 * groups lie on a step (a set-associative TLB filling its sets one
+	 * by one) or on a climb (page-walk data leaving the caches). */
+	for (int k = 0; k < nr; k++)
+		if (k == 0 || o->pages[r[k].all.last] >= PLATEAU * o->pages[r[k].all.first])
+			lv[nlv++] = r[k];
+	return nlv;
+}
+
+static int entries(struct tt *t, struct amp_tlb_timing *o)
+{
+	double y[AMP_TLB_MAX_POINTS] = { 0 }, base;
+	struct level lv[AMP_TLB_MAX_POINTS];
+	int nlv, ntlb;
+
+	sweep_points(o);
+	for (int i = 0; i < o->npoints; i++)
+		if (time_pages(t, o->page, o->pages[i], &o->ticks[i]) < 0 ||
+		    time_packed(t, o->page, o->pages[i], &o->ctl_ticks[i]) < 0)
+			return -1;
+	base = o->ctl_ticks[0];
+	for (int i = 0; i < o->npoints; i++)
+		y[i] = o->ticks[i] - o->ctl_ticks[i] + base;
+
+	nlv = find_levels(o, y, lv);
+	/* The last group is a TLB level only when a climb follows it;
+	 * otherwise it is what lies past every TLB. */
+	ntlb = nlv > 0 && lv[nlv - 1].all.last + 2 < o->npoints ? nlv : nlv - 1;
+	o->nlevels = 0;
+	if (ntlb < 1) {
+		snprintf(o->reason, sizeof o->reason,
+			 "no step in the TLBs' part of the time per load from %d to %d pages "
+			 "(%.1f to %.1f ticks)", EN_MIN, EN_MAX, y[0], y[o->npoints - 1]);
+		return 0;
+	}
+	for (int k = 0; k < ntlb && o->nlevels < AMP_TLB_MAX_LEVELS; k++) {
+		struct run after = { lv[k].all.last + 1, o->npoints - 1 };
+		double tail = run_median(y, lv[k].tail);
+		double sigma = spread(y + lv[k].tail.first, lv[k].tail.last - lv[k].tail.first + 1);
+		double next, thr;
+		int last = lv[k].all.last;
+		uint64_t lo, hi;
+
+		/* Past the last level the page walks grow dearer as their
+		 * own data leaves the caches, and a TLB with no strict LRU
+		 * fades out over a range of N: its penalty is the typical
+		 * walk over the rest of the sweep. */
+		next = k + 1 < ntlb ? run_median(y, lv[k + 1].head) : run_median(y, after);
+		thr = fmax(THR_SIGMA * sigma, THR_STEP * (next - tail));
+
+		/* The last N whose loads all stay at this level: from the last
+		 * sweep point still at the tail's time, by bisection. */
+		while (last > lv[k].tail.first && y[last] > tail + thr)
+			last--;
+		lo = o->pages[last];
+		hi = o->pages[last + 1];
+		while (hi - lo > 1) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			double v;
+
+			if (tlb_part(t, o->page, mid, base, &v) < 0)
+				return -1;
+			if (v <= tail + thr)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		o->lv[o->nlevels].entries = lo;
+		o->lv[o->nlevels].hit_ticks = run_median(y, lv[k].head);
+		o->lv[o->nlevels].miss_penalty_ticks = next - tail;
+		o->nlevels++;
+	}
+	o->reason[0] = '\0';
+	return 0;
+}
+
+/* No noise and no random replacement: one run tells all. */
+static int sim_exact(const struct sim_spec *spec)
+{
+	for (int i = 0; i < spec->n; i++)
+		if (spec->lv[i].policy == SIM_RANDOM)
+			return 0;
+	return spec->noise == 0;
+}
+
+int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t seed,
+			   struct amp_tlb_timing *out, char *err, size_t len)
+{
+	struct tt t = { host, reps ? reps : 1, seed, 0, err, len };
+
+	memset(out, 0, sizeof *out);
+	/* An exact simulated machine gives the same answer every time. */
+	if (host->sim && sim_exact(sim_get_spec(host->sim)))
+		t.reps = 1;
+	if (page_size(&t, out) < 0)
+		return -1;
+	if (!out->page) {
+		snprintf(out->reason, sizeof out->reason, "the page size is unknown: %s",
+			 out->page_reason);
+		return 0;
+	}
+	return entries(&t, out);
+}
+
+static void timed_param(struct amp_param *p, int64_t value)
+{
+	memset(p, 0, sizeof *p);
+	p->known = 1;
+	p->value = value;
+	p->confidence = 1;
+	p->method = "timing";
+}
+
+void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
+{
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+		int k = lv->level - 1;
+
+		if (lv->kind != AMP_KIND_TLB || lv->side != AMP_SIDE_DATA)
+			continue;
+		if (k >= t->nlevels) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "the TLB sweep found %d level%s%s%s",
+				 t->nlevels, t->nlevels == 1 ? "" : "s", t->nlevels ? "" : ": ",
+				 t->nlevels ? "" : t->reason);
+			continue;
+		}
+		lv->measurable = 1;
+		lv->prefilled = 1;
+		lv->hit_ticks = t->lv[k].hit_ticks;
+		lv->next_ticks = t->lv[k].hit_ticks + t->lv[k].miss_penalty_ticks;
+		if (t->page)
+			timed_param(&lv->line, (int64_t)t->page);
+		else
+			amp_param_unknown(&lv->line, "%s", t->page_reason);
+		timed_param(&lv->size, (int64_t)t->lv[k].entries);
+		/* A TLB has no write policy, inclusion or split of its own
+		 * here: those stay empty; the rest say why they are unknown. */
+		for (int j = 0; j < AMP_NPARAMS; j++) {
+			struct amp_param *p = amp_level_param(lv, j);
+
+			if (p == &lv->assoc || p == &lv->way || p == &lv->replacement)
+				amp_param_unknown(p, "not measured by timing in this version (the TLB sweep gives page size and entries)");
+			else if (p != &lv->line && p != &lv->size)
+				amp_param_unknown(p, "%s", "");
+		}
+	}
+}

@@ -1,0 +1,52 @@
+/* tlb_timing.h - the data-TLB hierarchy from timing alone (no miss
+ * counters): the page size the TLB translates, and per TLB level its
+ * entries, the time of an access it translates and the penalty of
+ * missing it (BlackjackBench 3.2, with X-Ray 4.6's care about caches). */
+#ifndef AMP_TLB_TIMING_H
+#define AMP_TLB_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "counters.h"
+
+#define AMP_TLB_MAX_LEVELS 4
+#define AMP_TLB_MAX_POINTS 64
+#define AMP_TLB_MAX_STRIDES 16
+
+struct amp_tlb_timing {
+	uint64_t page;                 /* measured page size in bytes; 0 = unknown */
+	char page_reason[256];         /* why unknown, or how decided */
+	int nlevels;                   /* TLB levels found (data side) */
+	struct {
+		uint64_t entries;
+		double hit_ticks;          /* time per access this level translates */
+		double miss_penalty_ticks; /* what missing it adds */
+	} lv[AMP_TLB_MAX_LEVELS];
+	char reason[256];              /* when nlevels == 0: why */
+	int npoints;                   /* the entries sweep, for reports/curves */
+	uint64_t pages[AMP_TLB_MAX_POINTS];
+	double ticks[AMP_TLB_MAX_POINTS]; /* time per access */
+	/* The control: as many lines packed into few pages, the caches'
+	 * part of ticks[], which the analysis takes out. */
+	double ctl_ticks[AMP_TLB_MAX_POINTS];
+	/* The page-size sweep: time per access against stride. */
+	int nstrides;
+	uint64_t strides[AMP_TLB_MAX_STRIDES];
+	double stride_ticks[AMP_TLB_MAX_STRIDES];
+};
+
+/* Measures the data TLBs of host (real when host->sim is NULL) with the
+ * minimum of reps runs per point (one on an exact simulated machine) and
+ * access orders from seed.  Results that cannot be decided are reported
+ * in *out with their reasons (page 0, nlevels 0) and still return 0.
+ * 0, or -1 with err (only for hard failures like out of memory). */
+int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t seed,
+			   struct amp_tlb_timing *out, char *err, size_t len);
+
+struct amp_ctx;
+/* Fills the timing path's DTLB and STLB (levels 1 and 2 of the data
+ * side) from t: page size, entries, hit time and miss penalty; a level
+ * t did not find is left out (reason given). */
+void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t);
+
+#endif

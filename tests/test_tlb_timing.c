@@ -1,0 +1,206 @@
+/* test_tlb_timing.c - the timing-only data-TLB measurement on simulated
+ * machines of known geometry: page sizes 4K, 8K, 16K and 32K, one and
+ * two TLB levels, set-associative and fully associative, awkward sizes
+ * (48 entries 3-way, 1536 12-way, 3072, 96 beside a 48K L1d), exact and
+ * noisy machines, contiguous and scattered page frames; a machine with
+ * no TLB; and the curves the result carries. */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "counters.h"
+#include "sim.h"
+#include "tap.h"
+#include "tlb_timing.h"
+
+struct tcase {
+	int line;
+	const char *spec;
+	double noise;
+	int pages_random;
+	uint64_t page;
+	int nlevels;
+	uint64_t entries[2];
+	double hit[2], penalty[2];  /* 0: not checked */
+};
+
+/* Penalties are the sim's TLB latencies; the control's one translation
+ * per page of packed lines takes up to a page's share off them. */
+static const struct tcase cases[] = {
+	/* AMP Table 1 / X-Ray presets: 64-entry DTLBs, 4K and 8K pages. */
+	{ __LINE__, "pentium3", 0, 0, 4096, 1, { 64 }, { 4 }, { 8 } },
+	{ __LINE__, "pii-233", 0, 0, 4096, 1, { 64 }, { 4 }, { 8 } },
+	{ __LINE__, "pentium4", 0, 0, 4096, 1, { 64 }, { 2 }, { 8 } },
+	{ __LINE__, "usparc-1", 0, 0, 8192, 1, { 64 }, { 4 }, { 8 } },
+	/* One unified fully associative TLB, 32K pages, 128 B L2 lines. */
+	{ __LINE__, "r10k-225", 0, 0, 32768, 1, { 64 }, { 4 }, { 8 } },
+	/* DTLB + STLB: 64 4-way + 1536 12-way. */
+	{ __LINE__, "pii-233;STLB:entries=1536,assoc=12,latency=30", 0, 0, 4096, 2,
+	  { 64, 1536 }, { 4, 12 }, { 8, 30 } },
+	/* 96 fully associative (beside a 48K L1d: 384 slots) + 2048 16-way. */
+	{ __LINE__, "zen5-like", 0, 0, 4096, 2, { 96, 2048 }, { 5, 13 }, { 8, 30 } },
+	/* Awkward: 48 entries 3-way and 3072 12-way over 16K pages. */
+	{ __LINE__, "L1d:size=48K,assoc=12;L1i:size=32K;L2:size=1M,assoc=16;"
+	  "DTLB:entries=48,assoc=3,page=16K;STLB:entries=3072,assoc=12,page=16K", 0, 0, 16384, 2,
+	  { 48, 3072 }, { 4, 12 }, { 8, 30 } },
+	/* Awkward: 72 entries 6-way over 8K pages, then a slow fully
+	 * associative STLB of 768 entries. */
+	{ __LINE__, "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=512K,assoc=8;"
+	  "DTLB:entries=72,assoc=6,page=8K,latency=6;"
+	  "STLB:entries=768,assoc=full,page=8K,latency=50", 0, 0, 8192, 2,
+	  { 72, 768 }, { 4, 10 }, { 6, 50 } },
+	/* Fully associative DTLB alone, random replacement below. */
+	{ __LINE__, "L1d:size=16K,assoc=4;L1i:size=16K;L2:size=256K,assoc=8,policy=random;"
+	  "DTLB:entries=32,assoc=full,latency=12", 0, 0, 4096, 1, { 32 }, { 4 }, { 12 } },
+	/* Noise: interference in L1d and rare disturbances that empty the
+	 * TLBs; the minimum over runs still gives exact entries. */
+	{ __LINE__, "pentium3", 0.005, 0, 4096, 1, { 64 }, { 0 }, { 8 } },
+	{ __LINE__, "zen5-like", 0.01, 0, 4096, 2, { 96, 2048 }, { 0 }, { 8, 30 } },
+	{ __LINE__, "pii-233;STLB:entries=1536,assoc=12,latency=30", 0.001, 0, 4096, 2,
+	  { 64, 1536 }, { 0 }, { 8, 30 } },
+	/* Scattered page frames under physically indexed caches. */
+	{ __LINE__, "pentium3", 0, 1, 4096, 1, { 64 }, { 4 }, { 8 } },
+	{ __LINE__, "zen5-like", 0, 1, 4096, 2, { 96, 2048 }, { 5, 13 }, { 8, 30 } },
+	{ __LINE__, "zen5-like", 0.01, 1, 4096, 2, { 96, 2048 }, { 0 }, { 8, 30 } },
+	{ __LINE__, "L1d:size=48K,assoc=12;L1i:size=32K;L2:size=1M,assoc=16;"
+	  "DTLB:entries=48,assoc=3,page=16K;STLB:entries=3072,assoc=12,page=16K", 0.002, 1, 16384, 2,
+	  { 48, 3072 }, { 0 }, { 8, 30 } },
+	{ 0, NULL, 0, 0, 0, 0, { 0 }, { 0 }, { 0 } }
+};
+
+static int build(const char *text, double noise, int pages_random, uint64_t seed,
+		 struct amp_host *host)
+{
+	struct sim_spec spec;
+	char err[256];
+
+	memset(host, 0, sizeof *host);
+	if (sim_spec_parse(text, &spec, err, sizeof err) < 0) {
+		tap_diag("%s: %s", text, err);
+		return -1;
+	}
+	spec.noise = noise;
+	spec.seed = seed;
+	spec.pages_random = pages_random;
+	host->sim = sim_create(&spec, err, sizeof err);
+	if (!host->sim)
+		tap_diag("%s: %s", text, err);
+	return host->sim ? 0 : -1;
+}
+
+static void run_case(const struct tcase *c)
+{
+	struct amp_host host;
+	struct amp_tlb_timing o;
+	char err[256], what[160];
+	int rc;
+
+	snprintf(what, sizeof what, "[line %d: %.60s%s, noise %g, %s frames]", c->line, c->spec,
+		 strlen(c->spec) > 60 ? "..." : "", c->noise,
+		 c->pages_random ? "scattered" : "contiguous");
+	if (build(c->spec, c->noise, c->pages_random, 7, &host) < 0) {
+		tap_ok(0, "machine builds %s", what);
+		return;
+	}
+	rc = amp_tlb_timing_measure(&host, 5, 1, &o, err, sizeof err);
+	if (!tap_ok(rc == 0, "measures %s", what))
+		tap_diag("%s", err);
+	tap_eq(o.page, c->page, "page size %s", what);
+	if (o.page != c->page)
+		tap_diag("%s", o.page_reason);
+	tap_eq(o.nlevels, c->nlevels, "TLB levels %s", what);
+	for (int k = 0; k < c->nlevels && k < o.nlevels; k++) {
+		tap_eq(o.lv[k].entries, c->entries[k], "level %d entries %s", k + 1, what);
+		if (c->hit[k] > 0)
+			tap_ok(fabs(o.lv[k].hit_ticks - c->hit[k]) < 0.01,
+			       "level %d hit time %.2f, want %.0f", k + 1, o.lv[k].hit_ticks, c->hit[k]);
+		if (c->penalty[k] > 0)
+			tap_ok(fabs(o.lv[k].miss_penalty_ticks - c->penalty[k]) <= 0.05 * c->penalty[k],
+			       "level %d miss penalty %.2f, want %.0f (within 5%%)", k + 1,
+			       o.lv[k].miss_penalty_ticks, c->penalty[k]);
+	}
+	if (o.nlevels != c->nlevels)
+		for (int k = 0; k < o.nlevels; k++)
+			tap_diag("found level %d: %llu entries, %.2f + %.2f ticks", k + 1,
+				 (unsigned long long)o.lv[k].entries, o.lv[k].hit_ticks,
+				 o.lv[k].miss_penalty_ticks);
+	sim_destroy(host.sim);
+}
+
+/* The curves: strides and pages ascend, times are positive, and the
+ * page-size curve is higher past the page than well below it. */
+static void test_curves(void)
+{
+	struct amp_host host;
+	struct amp_tlb_timing o;
+	char err[256];
+	int ok = 1;
+	double d;
+
+	if (build("pentium3", 0, 0, 1, &host) < 0) {
+		tap_ok(0, "pentium3 builds");
+		return;
+	}
+	tap_eq(amp_tlb_timing_measure(&host, 1, 3, &o, err, sizeof err), 0, "pentium3 measures");
+	tap_ok(o.nstrides >= 8 && o.strides[0] == 256, "stride sweep from 256 B (%d points)",
+	       o.nstrides);
+	tap_ok(o.npoints > 40 && o.pages[0] == 4 && o.pages[o.npoints - 1] == 16384,
+	       "pages sweep from 4 to 16384 (%d points)", o.npoints);
+	for (int i = 1; i < o.npoints; i++)
+		ok &= o.pages[i] > o.pages[i - 1] && o.ticks[i] > 0 && o.ctl_ticks[i] > 0;
+	tap_ok(ok, "pages ascend, times positive");
+	tap_ok(o.stride_ticks[o.nstrides - 1] > o.stride_ticks[0], "loads a page apart cost more");
+	d = o.ticks[o.npoints - 1] - o.ctl_ticks[o.npoints - 1];
+	tap_ok(d >= 8 - 8.0 / 32 && d <= 8, "past the DTLB every load pays its 8-cycle miss over "
+	       "the control, less the control's one per 32 loads (%.3f)", d);
+	tap_has(o.page_reason, "4096 B", "the page reason names the knee");
+	sim_destroy(host.sim);
+}
+
+/* A machine without a data TLB: no page size, no levels, reasons. */
+static void test_no_tlb(void)
+{
+	struct amp_host host;
+	struct amp_tlb_timing o;
+	char err[256];
+
+	if (build("itanium2", 0, 0, 1, &host) < 0) {
+		tap_ok(0, "itanium2 builds");
+		return;
+	}
+	tap_eq(amp_tlb_timing_measure(&host, 1, 1, &o, err, sizeof err), 0,
+	       "a machine without TLBs measures");
+	tap_eq(o.page, 0, "no page size without a TLB");
+	tap_has(o.page_reason, "no knee", "and the page reason says why");
+	tap_eq(o.nlevels, 0, "no TLB levels");
+	tap_has(o.reason, "page size is unknown", "and the reason says why");
+	sim_destroy(host.sim);
+}
+
+/* The same machine twice gives the same answer (seeded orders). */
+static void test_repeatable(void)
+{
+	struct amp_host h1, h2;
+	struct amp_tlb_timing a, b;
+	char err[256];
+
+	if (build("zen5-like", 0.01, 1, 3, &h1) < 0 || build("zen5-like", 0.01, 1, 3, &h2) < 0) {
+		tap_ok(0, "zen5-like builds");
+		return;
+	}
+	amp_tlb_timing_measure(&h1, 3, 9, &a, err, sizeof err);
+	amp_tlb_timing_measure(&h2, 3, 9, &b, err, sizeof err);
+	tap_ok(memcmp(&a, &b, sizeof a) == 0, "same seeds, same result");
+	sim_destroy(h1.sim);
+	sim_destroy(h2.sim);
+}
+
+int main(void)
+{
+	for (const struct tcase *c = cases; c->spec; c++)
+		run_case(c);
+	test_curves();
+	test_no_tlb();
+	test_repeatable();
+	return tap_done();
+}
