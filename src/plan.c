@@ -66,18 +66,6 @@ int amp_plan_add_random_cycle(struct amp_plan *p, uint64_t stride, size_t n, uin
 	return i;
 }
 
-/* Fisher-Yates over v[0..n-1]. */
-static void shuffle(uint64_t *v, size_t n, struct amp_rng *rng)
-{
-	for (size_t k = n; k > 1; k--) {
-		size_t j = amp_rng_below(rng, k);
-		uint64_t t = v[k - 1];
-
-		v[k - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 int amp_plan_add_block_cycle(struct amp_plan *p, uint64_t stride, size_t n, size_t block,
 			     uint64_t seed)
 {
@@ -100,14 +88,14 @@ int amp_plan_add_block_cycle(struct amp_plan *p, uint64_t stride, size_t n, size
 	amp_rng_seed(&rng, seed);
 	for (size_t b = 0; b < nb; b++)
 		order[b] = b;
-	shuffle(order, nb, &rng);
+	amp_shuffle(order, nb, &rng);
 	for (size_t b = 0; b < nb; b++) {
 		size_t first = (size_t)order[b] * block, end = first + block < n ? first + block : n;
 		uint64_t *v = p->seq[i].off + k;
 
 		for (size_t s = first; s < end; s++)
 			p->seq[i].off[k++] = s * stride;
-		shuffle(v, end - first, &rng);
+		amp_shuffle(v, end - first, &rng);
 	}
 	free(order);
 	return i;

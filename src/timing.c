@@ -142,12 +142,7 @@ static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64
 		moved[i] = off[i];
 	/* A random cyclic order: no stride for a prefetcher (X-Ray 4.4.3);
 	 * the same order for the walk and its reference. */
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = amp_rng_below(order, i), t = moved[i - 1];
-
-		moved[i - 1] = moved[j];
-		moved[j] = t;
-	}
+	amp_shuffle(moved, (size_t)n, order);
 	amp_plan_init(&p, "timed walk", region);
 	p.huge = 0;
 	seq = amp_plan_add_seq(&p, moved, (size_t)n);

@@ -72,17 +72,6 @@ struct tt {
 	size_t len;
 };
 
-static void shuffle(uint64_t *v, size_t n, struct amp_rng *rng)
-{
-	for (size_t k = n; k > 1; k--) {
-		size_t j = amp_rng_below(rng, k);
-		uint64_t t = v[k - 1];
-
-		v[k - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 /* Which line of its slot (lines long) slot j uses: the sum of j's digits
  * in base lines.  Consecutive slots take consecutive lines, and every
  * further digit shifts them again, so the slots of any stride spread
@@ -277,14 +266,14 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
 		for (size_t c = 0; c < nchunk; c++)
 			order[c] = c;
-		shuffle(order, nchunk, &rng);
+		amp_shuffle(order, nchunk, &rng);
 		for (size_t c = 0; c < nchunk; c++) {
 			uint64_t first = order[c] * per, end = first + per < PS_LOADS ? first + per : PS_LOADS;
 			uint64_t *v = off + k;
 
 			for (uint64_t j = first; j < end; j++)
 				off[k++] = j * s + spread_line(j, lines) * PS_SLOT;
-			shuffle(v, end - first, &rng);
+			amp_shuffle(v, end - first, &rng);
 		}
 		free(order);
 		if (time_chain(t, "tlb-page", PS_LOADS * s, off, PS_LOADS,
@@ -355,7 +344,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 	for (uint64_t i = 0; i < n; i++)
 		off[i] = i * page + spread_line(i, lines) * SLOT;
 	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull));
-	shuffle(off, n, &rng);
+	amp_shuffle(off, n, &rng);
 	rc = time_chain(t, "tlb-pages", n * page, off, n, tpl);
 	free(off);
 	return rc;
@@ -382,14 +371,14 @@ static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 	amp_rng_seed(&rng, t->seed ^ (n * 0x94d049bb133111ebull));
 	for (uint64_t p = 0; p < npg; p++)
 		order[p] = p;
-	shuffle(order, npg, &rng);
+	amp_shuffle(order, npg, &rng);
 	for (uint64_t p = 0; p < npg; p++) {
 		uint64_t first = order[p] * lines, end = first + lines < n ? first + lines : n;
 		uint64_t *v = off + k;
 
 		for (uint64_t j = first; j < end; j++)
 			off[k++] = j * SLOT;
-		shuffle(v, end - first, &rng);
+		amp_shuffle(v, end - first, &rng);
 	}
 	free(order);
 	rc = time_chain(t, "tlb-packed", npg * page, off, n, tpl);

@@ -173,3 +173,14 @@ int amp_pin_self(char *why, size_t len)
 	return -1;
 #endif
 }
+
+void amp_shuffle(uint64_t *v, size_t n, struct amp_rng *r)
+{
+	for (size_t k = n; k > 1; k--) {
+		size_t j = (size_t)amp_rng_below(r, k);
+		uint64_t t = v[k - 1];
+
+		v[k - 1] = v[j];
+		v[j] = t;
+	}
+}

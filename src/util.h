@@ -20,6 +20,8 @@ struct amp_rng {
 void amp_rng_seed(struct amp_rng *r, uint64_t seed);
 uint64_t amp_rng_next(struct amp_rng *r);
 uint64_t amp_rng_below(struct amp_rng *r, uint64_t n); /* 0 <= x < n, n > 0 */
+/* Fisher-Yates over v[0..n-1]. */
+void amp_shuffle(uint64_t *v, size_t n, struct amp_rng *r);
 
 /* "48K", "2M", "1.25M", "4096": bytes (binary suffixes K M G T, optional
  * B/iB).  0, or -1 when text is not such a size or overflows. */
