@@ -69,7 +69,7 @@ static struct outcome characterise(const char *text, double noise, uint64_t seed
 
 			snprintf(o.reason, sizeof o.reason, "%s", lv->replacement.reason);
 			if (all) {
-				o.ok = lv->counted && lv->selected;
+				o.ok = lv->measurable && lv->selected;
 				all[i] = o;
 			}
 			if (level && strcmp(lv->name, level) == 0)

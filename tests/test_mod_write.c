@@ -137,10 +137,10 @@ static void test_exclusive_declined(void)
 		return;
 	memset(&lv, 0, sizeof lv);
 	memset(&above, 0, sizeof above);
-	above.counted = 1;
+	above.measurable = 1;
 	above.size.known = 1;
 	above.size.value = 64 << 10;
-	lv.counted = 1;
+	lv.measurable = 1;
 	lv.side = AMP_SIDE_DATA;
 	lv.level = 2;
 	lv.above = &above;

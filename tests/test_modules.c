@@ -61,7 +61,7 @@ static void triple(const char *name, char *buf, size_t len)
 
 	if (!lv) {
 		snprintf(buf, len, "-");
-	} else if (!lv->counted) {
+	} else if (!lv->measurable) {
 		snprintf(buf, len, "N/C");
 	} else if (!lv->line.known || !lv->size.known || !lv->assoc.known) {
 		snprintf(buf, len, "?");
