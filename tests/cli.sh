@@ -103,12 +103,15 @@ else
 	run --cross-check
 	expect_status 3 "--cross-check without usable counters"
 	has "$err" "needs miss counters" "and says so"
-	# The timing path on the real machine: said so, L1d measured.
+	# The timing path on the real machine: said so, L1d reported.  A
+	# loaded machine (or a sanitizer build) may split the votes: then
+	# the status is 1 and the row shows "~" or "?" with the reason.
 	run --level=L1d --reps=3 --votes=3
-	expect_status 0 "--level=L1d by timing"
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+	ok $? "--level=L1d by timing: measured or inconclusive (exit $rc)"
 	has "$out" "Caches measured by timing" "the report says it measured by timing"
-	echo "$out" | grep -Eq '^  L1d +[0-9]+ B +[0-9]+ KiB'
-	ok $? "L1d has a measured line and size"
+	echo "$out" | grep -Eq '^  L1d +(~?[0-9]+ B|\?) +(~?[0-9]+ KiB|\?)'
+	ok $? "L1d has a row with its line and size, or ? with a reason"
 fi
 
 # The timing path on simulated machines: known answers.
