@@ -161,10 +161,12 @@ static const char *reported_cell(const struct amp_report *r, const struct amp_le
 
 		if (rc->level != lv->level || (lv->side == AMP_SIDE_INSN ? data : insn))
 			continue;
-		snprintf(buf, len, "%s %s %s-way", amp_fmt_size(rc->size, sz, sizeof sz),
-			 amp_fmt_size(rc->line, ln, sizeof ln), rc->ways ? "" : "full");
+		amp_fmt_size(rc->size, sz, sizeof sz);
+		amp_fmt_size(rc->line, ln, sizeof ln);
 		if (rc->ways)
 			snprintf(buf, len, "%s %s %u-way", sz, ln, rc->ways);
+		else
+			snprintf(buf, len, "%s %s full-way", sz, ln);
 		return buf;
 	}
 	snprintf(buf, len, "-");

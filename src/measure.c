@@ -106,6 +106,22 @@ void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_para
 	p->accesses = 0;
 }
 
+void amp_param_measured(struct amp_param *p, int64_t value, const char *method)
+{
+	memset(p, 0, sizeof *p);
+	p->known = 1;
+	p->value = value;
+	p->confidence = 1;
+	p->method = method;
+}
+
+const struct amp_level *amp_level_top(const struct amp_level *lv)
+{
+	while (lv->above)
+		lv = lv->above;
+	return lv;
+}
+
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way)
 {
@@ -470,7 +486,6 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 
 		lv->method = AMP_METHOD_TIMING;
 		lv->measurable = 0;
-		lv->selected = 0;
 		if (lv->side == AMP_SIDE_INSN) {
 			snprintf(lv->nc_reason, sizeof lv->nc_reason,
 				 "instruction fetches are not timed in this version, and no counter is usable");
@@ -494,18 +509,13 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 		lv->measurable = 1;
 		lv->hit_ticks = sw->cl[k].ticks;
 		lv->next_ticks = sw->cl[k + 1].ticks;
-		lv->sweep_size = sw->size[sw->cl[k].fits];
-		memset(&lv->effective_size, 0, sizeof lv->effective_size);
-		lv->effective_size.known = 1;
-		lv->effective_size.value = (int64_t)lv->sweep_size;
-		lv->effective_size.confidence = 1;
-		lv->effective_size.method = "timing";
+		amp_param_measured(&lv->effective_size, (int64_t)sw->size[sw->cl[k].fits], "timing");
 		for (size_t j = 0; j < sizeof counters_only / sizeof counters_only[0]; j++)
 			amp_param_unknown((struct amp_param *)((char *)lv + counters_only[j]),
 					  "needs miss counters (timing does not measure it in this version)");
 	}
-	/* Levels found by the sweep but missing from the table stay out. */
-	select_levels(c, only);
+	/* Of the levels timing does not reach, only L1 (as N/C) and the
+	 * data TLBs (the TLB sweep may fill them) stay in the report. */
 	for (int i = 0; i < c->nlv; i++)
 		if (!c->lv[i].measurable)
 			c->lv[i].selected = c->lv[i].selected &&
@@ -547,7 +557,7 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 			struct amp_level *lv = &c->lv[i];
 			char why[AMP_REASON_LEN];
 
-			if (!lv->measurable || !lv->selected || lv->prefilled ||
+			if (!lv->measurable || !lv->selected ||
 			    !(mod->kinds & (1u << lv->kind)) || (mod->applies && !mod->applies(c, lv)))
 				continue;
 			if (!mod->supported(c, lv, why, sizeof why)) {

@@ -66,10 +66,8 @@ struct amp_level {
 	char nc_reason[AMP_REASON_LEN];
 	/* Timing: ticks of an access this level serves, and of one that
 	 * misses it (served by the next level); the sweep's largest working
-	 * set at this latency. */
+	 * set at this latency is its effective_size. */
 	double hit_ticks, next_ticks;
-	uint64_t sweep_size;
-	int prefilled;          /* filled by a sweep; modules leave it alone */
 	/* Timing, lower levels: lines all in one set (an eviction class),
 	 * as offsets in a region of cong_region bytes; for the block-size
 	 * test. */
@@ -176,6 +174,10 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from);
+/* A value measured once, outside the voting loop (a sweep's). */
+void amp_param_measured(struct amp_param *p, int64_t value, const char *method);
+/* The first level of lv's side (L1d, L1i, DTLB...). */
+const struct amp_level *amp_level_top(const struct amp_level *lv);
 /* lv's size (bytes or entries) derived from its ways and way size: the
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,

@@ -186,11 +186,12 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
-/* Timing: L1 only, which is virtually indexed; below it, page frames
- * decide the sets (mod_evset.c). */
+/* Timing: L1 caches only, which are virtually indexed; below them page
+ * frames decide the sets (mod_evset.c), and TLBs come from the TLB
+ * sweep (tlb_timing.c). */
 static int assoc_applies(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	return lv->method == AMP_METHOD_COUNTERS || lv->level == 1;
+	return lv->method == AMP_METHOD_COUNTERS || (lv->level == 1 && lv->kind == AMP_KIND_CACHE);
 }
 
 static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)

@@ -86,26 +86,22 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 {
 	uint64_t blocks = size / PAIR_SPAN, *off = malloc(2 * blocks * sizeof *off);
 	struct amp_plan p;
+	struct amp_rng rng;
 	int seq, rc;
 
 	if (!off) {
 		snprintf(err, len, "out of memory");
 		return -1;
 	}
-	amp_plan_init(&p, "pairs", size);
-	p.huge = 1;
 	/* A random order of blocks, from the same seed at every D. */
-	seq = amp_plan_add_random_cycle(&p, PAIR_SPAN, (size_t)blocks, c->seed + v);
-	if (seq < 0) {
-		free(off);
-		snprintf(err, len, "out of memory");
-		return -1;
+	for (uint64_t i = 0; i < blocks; i++)
+		off[i] = i * PAIR_SPAN;
+	amp_rng_seed(&rng, c->seed + v);
+	amp_shuffle(off, (size_t)blocks, &rng);
+	for (uint64_t i = blocks; i-- > 0;) {
+		off[2 * i + 1] = off[i] + d - 8;
+		off[2 * i] = off[i];
 	}
-	for (uint64_t i = 0; i < blocks; i++) {
-		off[2 * i] = p.seq[seq].off[i];
-		off[2 * i + 1] = p.seq[seq].off[i] + d - 8;
-	}
-	amp_plan_free(&p);
 	amp_plan_init(&p, "pairs", size);
 	p.huge = 1;
 	seq = amp_plan_add_seq(&p, off, (size_t)(2 * blocks));
@@ -124,14 +120,10 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
-	const struct amp_level *top = lv;
 	/* The level's effective size: most first accesses are served here. */
-	uint64_t size = lv->sweep_size / PAIR_SPAN * PAIR_SPAN;
-	double base, t, step;
+	uint64_t size = (uint64_t)lv->effective_size.value / PAIR_SPAN * PAIR_SPAN;
+	double base, t, step = PAIR_STEP * (lv->hit_ticks - amp_level_top(lv)->hit_ticks) / 2;
 
-	while (top->above)
-		top = top->above;
-	step = PAIR_STEP * (lv->hit_ticks - top->hit_ticks) / 2;
 	if (pair_ticks(c, size, 16, v, &base, err, len) < 0)
 		return -1;
 	for (uint64_t d = 32; d <= PAIR_SPAN; d *= 2) {
@@ -160,7 +152,7 @@ static int block_applies_below(const struct amp_ctx *c, const struct amp_level *
 
 static int block_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
-	if (!lv->sweep_size && !amp_param_conclusive(&lv->assoc)) {
+	if (!lv->effective_size.known && !amp_param_conclusive(&lv->assoc)) {
 		snprintf(why, len, "needs its associativity or its place in the latency sweep first");
 		return 0;
 	}

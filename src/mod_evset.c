@@ -60,12 +60,8 @@ static uint64_t pool_spacing(const struct amp_ctx *c, const struct amp_level *lv
  * keeps every line in L1 to cancel translation costs). */
 static uint64_t pool_max(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	const struct amp_level *top = lv;
-	uint64_t lines;
-
-	while (top->above)
-		top = top->above;
-	uint64_t unit = top->line.known ? (uint64_t)top->line.value : 64;
+	const struct amp_level *top = amp_level_top(lv);
+	uint64_t unit = top->line.known ? (uint64_t)top->line.value : 64, lines;
 
 	if (!top->size.known || !top->assoc.known)
 		return 256;

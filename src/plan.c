@@ -55,14 +55,8 @@ int amp_plan_add_random_cycle(struct amp_plan *p, uint64_t stride, size_t n, uin
 	amp_rng_seed(&rng, seed);
 	for (size_t k = 0; k < n; k++)
 		p->seq[i].off[k] = k * stride;
-	/* Fisher-Yates: one cycle through every slot in random order. */
-	for (size_t k = n - 1; k > 0; k--) {
-		size_t j = amp_rng_below(&rng, k + 1);
-		uint64_t t = p->seq[i].off[k];
-
-		p->seq[i].off[k] = p->seq[i].off[j];
-		p->seq[i].off[j] = t;
-	}
+	/* One cycle through every slot in random order. */
+	amp_shuffle(p->seq[i].off, n, &rng);
 	return i;
 }
 
@@ -70,34 +64,18 @@ int amp_plan_add_block_cycle(struct amp_plan *p, uint64_t stride, size_t n, size
 			     uint64_t seed)
 {
 	int i = plan_new_seq(p, n);
-	size_t nb, k = 0;
-	uint64_t *order;
 	struct amp_rng rng;
 
 	if (i < 0)
 		return -1;
-	if (block == 0)
-		block = 1;
-	nb = (n + block - 1) / block;
-	order = malloc(nb * sizeof *order);
-	if (!order) {
+	amp_rng_seed(&rng, seed);
+	if (amp_block_order(p->seq[i].off, n, block, &rng) < 0) {
 		free(p->seq[i].off);
 		p->nseq--;
 		return -1;
 	}
-	amp_rng_seed(&rng, seed);
-	for (size_t b = 0; b < nb; b++)
-		order[b] = b;
-	amp_shuffle(order, nb, &rng);
-	for (size_t b = 0; b < nb; b++) {
-		size_t first = (size_t)order[b] * block, end = first + block < n ? first + block : n;
-		uint64_t *v = p->seq[i].off + k;
-
-		for (size_t s = first; s < end; s++)
-			p->seq[i].off[k++] = s * stride;
-		amp_shuffle(v, end - first, &rng);
-	}
-	free(order);
+	for (size_t k = 0; k < n; k++)
+		p->seq[i].off[k] *= stride;
 	return i;
 }
 

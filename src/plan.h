@@ -34,6 +34,10 @@ struct amp_plan {
 	char name[64];
 	uint64_t region;  /* bytes; offsets are below this */
 	int huge;         /* back the data region with huge pages if possible */
+	/* Real machine: the measured passes' walks are doubled until one
+	 * run lasts this many ticks (X-Ray's t_min), on the region prepared
+	 * once; 0: as given.  The simulated machine needs none. */
+	double min_ticks;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];
@@ -69,6 +73,7 @@ struct amp_run_result {
 	uint64_t min[AMP_MAX_SET], max[AMP_MAX_SET];
 	uint64_t ticks_min, ticks_max;
 	uint64_t accesses;   /* measured accesses per repetition */
+	unsigned scale;      /* the measured passes ran this many times their walks */
 };
 
 /* Runs plan reps times on host (real when host->sim is NULL), reading

@@ -212,21 +212,22 @@ fail:
 	return -1;
 }
 
-static void real_pass(const struct amp_plan *p, struct real_plan *rp, const struct amp_pass *ps)
+static void real_pass(const struct amp_plan *p, struct real_plan *rp, const struct amp_pass *ps,
+		      uint64_t times)
 {
 	const struct amp_seq *q = ps->seq >= 0 ? &p->seq[ps->seq] : NULL;
 
 	switch (ps->op) {
 	case AMP_OP_LOAD:
-		amp_sink = chase(rp->base + q->off[0], (uint64_t)ps->times * q->n);
+		amp_sink = chase(rp->base + q->off[0], times * q->n);
 		break;
 	case AMP_OP_STORE:
-		for (unsigned t = 0; t < ps->times; t++)
+		for (uint64_t t = 0; t < times; t++)
 			for (size_t k = 0; k < q->n; k++)
 				*(volatile uint64_t *)(rp->base + q->off[k]) = rp->store_val[ps->seq][k];
 		break;
 	case AMP_OP_IFETCH:
-		for (unsigned t = 0; t < ps->times; t++)
+		for (uint64_t t = 0; t < times; t++)
 			amp_jumpchain_run(rp->code[ps->seq]);
 		break;
 	case AMP_OP_FLUSH:
@@ -289,6 +290,7 @@ static void result_init(struct amp_run_result *res, unsigned reps)
 {
 	memset(res, 0, sizeof *res);
 	res->reps = reps;
+	res->scale = 1;
 	for (int i = 0; i < AMP_MAX_SET; i++)
 		res->min[i] = UINT64_MAX;
 	res->ticks_min = UINT64_MAX;
@@ -318,50 +320,78 @@ static int result_add(struct amp_run_result *res, struct amp_cset *set, uint64_t
 	return 0;
 }
 
-int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp_cset *set,
-	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
+/* One repetition: every pass, the measured ones `scale` times their
+ * walks, inside the counter and timer bracket.  0, or -1 with err. */
+static int run_once(const struct amp_plan *plan, const struct amp_host *host, struct real_plan *rp,
+		    struct amp_cset *set, unsigned scale, uint64_t *ticks, char *err, size_t len)
 {
-	struct real_plan rp;
-	int first = -1, last = -1, rc = 0;
+	int first = -1, last = -1;
+	uint64_t t0 = 0;
 
-	if (amp_plan_check(plan, err, len) < 0)
-		return -1;
-	if (reps == 0)
-		reps = 1;
 	for (int i = 0; i < plan->npass; i++)
 		if (plan->pass[i].measured) {
 			if (first < 0)
 				first = i;
 			last = i;
 		}
+	*ticks = 0;
+	for (int i = 0; i < plan->npass; i++) {
+		const struct amp_pass *ps = &plan->pass[i];
+
+		if (i == first) {
+			if (set && set->n && amp_cset_start(set) < 0) {
+				snprintf(err, len, "%s: starting the counters failed", set->ops->name);
+				return -1;
+			}
+			t0 = now_ticks(host);
+		}
+		if (host->sim)
+			sim_pass(plan, host->sim, ps);
+		else
+			real_pass(plan, rp, ps, (uint64_t)ps->times * (ps->measured ? scale : 1));
+		if (i == last) {
+			*ticks = now_ticks(host) - t0;
+			if (set && set->n)
+				amp_cset_stop(set);
+		}
+	}
+	return 0;
+}
+
+/* Measured accesses beyond which a run is not doubled again. */
+#define MAX_SCALED_ACCESSES (1ULL << 26)
+
+int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp_cset *set,
+	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
+{
+	struct real_plan rp;
+	uint64_t measured = amp_plan_accesses(plan, 1), ticks;
+	unsigned scale = 1;
+	int rc = 0;
+
+	if (amp_plan_check(plan, err, len) < 0)
+		return -1;
+	if (reps == 0)
+		reps = 1;
 	if (!host->sim && real_prepare(plan, &rp, err, len) < 0)
 		return -1;
-	result_init(res, reps);
-	res->accesses = amp_plan_accesses(plan, 1);
-	for (unsigned r = 0; r < reps && rc == 0; r++) {
-		uint64_t t0 = 0, t1 = 0;
-
-		for (int i = 0; i < plan->npass; i++) {
-			if (i == first) {
-				if (set && set->n && amp_cset_start(set) < 0) {
-					snprintf(err, len, "%s: starting the counters failed", set->ops->name);
-					rc = -1;
-					break;
-				}
-				t0 = now_ticks(host);
-			}
-			if (host->sim)
-				sim_pass(plan, host->sim, &plan->pass[i]);
-			else
-				real_pass(plan, &rp, &plan->pass[i]);
-			if (i == last) {
-				t1 = now_ticks(host);
-				if (set && set->n)
-					amp_cset_stop(set);
-			}
+	/* X-Ray's doubling, on the region already prepared. */
+	while (!host->sim && plan->min_ticks > 0 && measured && measured * scale < MAX_SCALED_ACCESSES) {
+		if (run_once(plan, host, &rp, NULL, scale, &ticks, err, len) < 0) {
+			real_free(&rp);
+			return -1;
 		}
+		if ((double)ticks >= plan->min_ticks)
+			break;
+		scale *= 2;
+	}
+	result_init(res, reps);
+	res->scale = scale;
+	res->accesses = measured * scale;
+	for (unsigned r = 0; r < reps && rc == 0; r++) {
+		rc = run_once(plan, host, &rp, set, scale, &ticks, err, len);
 		if (rc == 0)
-			rc = result_add(res, set, t1 - t0, err, len);
+			rc = result_add(res, set, ticks, err, len);
 	}
 	if (!host->sim)
 		real_free(&rp);

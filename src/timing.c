@@ -12,7 +12,6 @@
 #include "timing.h"
 
 #define MIN_WALK_ACCESSES 512      /* per measured run, before doubling */
-#define MAX_WALK_ACCESSES (1u << 26)
 #define SWEEP_STRIDE 64            /* one load per 64 B (no line is smaller here) */
 #define SWEEP_MIN_LOADS 4096
 #define SWEEP_T_MIN_NS 1000000.0   /* 1 ms per measured sweep run */
@@ -31,47 +30,32 @@
 /* Main memory: a plateau this many times slower than the first point. */
 #define MEMORY_RATIO 20.0
 
-/* Multiplies the walks of the measured passes; 0 when there are none. */
-static int scale_measured(struct amp_plan *p, unsigned factor)
-{
-	int any = 0;
-
-	for (int i = 0; i < p->npass; i++)
-		if (p->pass[i].measured && p->pass[i].op != AMP_OP_FLUSH) {
-			p->pass[i].times *= factor;
-			any = 1;
-		}
-	return any;
-}
-
-int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len)
+/* The plan timed on c's host: runs of at least t_min ticks (real
+ * machine), the minimum of reps, per measured access, timer overhead
+ * removed. */
+static int timed(struct amp_ctx *c, struct amp_plan *p, unsigned reps, double t_min, double *ticks,
+		 char *err, size_t len)
 {
 	struct amp_run_result res;
-	double overhead = 0;
+	double overhead = c->host->sim ? 0 : amp_timer()->overhead_ticks;
 
-	if (!c->host->sim) {
-		overhead = amp_timer()->overhead_ticks;
-		/* Double the walks until one run lasts t_min (X-Ray Fig. 2). */
-		for (;;) {
-			if (amp_run(p, c->host, NULL, 1, &res, err, len) < 0)
-				return -1;
-			c->accesses += res.accesses;
-			if ((double)res.ticks_min >= c->t_min_ticks || res.accesses >= MAX_WALK_ACCESSES ||
-			    !scale_measured(p, 2))
-				break;
-		}
-	}
-	if (amp_run(p, c->host, NULL, c->reps, &res, err, len) < 0)
+	p->min_ticks = c->host->sim ? 0 : t_min;
+	if (amp_run(p, c->host, NULL, reps, &res, err, len) < 0)
 		return -1;
-	c->accesses += amp_plan_accesses(p, 0) * res.reps;
 	if (!res.accesses) {
 		snprintf(err, len, "plan %s: nothing measured", p->name);
 		return -1;
 	}
+	c->accesses += (amp_plan_accesses(p, 0) - amp_plan_accesses(p, 1) + res.accesses) * res.reps;
 	*ticks = ((double)res.ticks_min - overhead) / (double)res.accesses;
 	if (*ticks < 0)
 		*ticks = 0;
 	return 0;
+}
+
+int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len)
+{
+	return timed(c, p, c->reps, c->t_min_ticks, ticks, err, len);
 }
 
 /* The reference walk: the same pages, each page's lines moved to
@@ -158,13 +142,6 @@ static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64
 	return rc;
 }
 
-static const struct amp_level *top_level(const struct amp_level *lv)
-{
-	while (lv->above)
-		lv = lv->above;
-	return lv;
-}
-
 int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		    uint64_t region, double *rate, char *err, size_t len)
 {
@@ -177,7 +154,7 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 	if (amp_timing_excess(c, lv, off, n, region, &excess, err, len) < 0)
 		return -1;
 	/* Beyond L1, hits here cost (hit - h1) more than the reference. */
-	*rate = (excess - (lv->hit_ticks - top_level(lv)->hit_ticks)) / gap;
+	*rate = (excess - (lv->hit_ticks - amp_level_top(lv)->hit_ticks)) / gap;
 	if (*rate < 0)
 		*rate = 0;
 	return 0;
@@ -186,7 +163,7 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		      uint64_t region, double *excess, char *err, size_t len)
 {
-	const struct amp_level *top = top_level(lv);
+	const struct amp_level *top = amp_level_top(lv);
 	/* One reference line per L1 line (64 B until L1's is known). */
 	uint64_t *ref = reference_offsets(off, n, c->page,
 					  top->line.known && top->line.value <= (int64_t)c->page ? (uint64_t)top->line.value : 64);
@@ -232,16 +209,14 @@ static int sweep_point(struct amp_ctx *c, uint64_t size, unsigned idx, double *t
 {
 	uint64_t n = size / SWEEP_STRIDE;
 	unsigned times = n >= SWEEP_MIN_LOADS ? 1 : (unsigned)((SWEEP_MIN_LOADS + n - 1) / n);
+	/* Big working sets take long per run; a few runs are enough there. */
+	unsigned reps = size > (8ULL << 20) && c->reps > 3 ? 3 : c->reps;
+	double t_min = c->host->sim ? 0 : SWEEP_T_MIN_NS * amp_timer()->ticks_per_ns;
 	struct amp_plan p;
-	double saved_t_min = c->t_min_ticks;
-	unsigned saved_reps = c->reps;
 	int seq, rc;
 
 	amp_plan_init(&p, "sweep", size);
 	p.huge = 1;
-	/* One random cycle over every line: nothing for a prefetcher to
-	 * learn (page by page, as BlackjackBench does, lets a region
-	 * prefetcher fill each page early and halves the L2 latency seen). */
 	seq = amp_plan_add_block_cycle(&p, SWEEP_STRIDE, (size_t)n,
 				       (size_t)(SWEEP_WINDOW_PAGES * c->page / SWEEP_STRIDE), c->seed + idx);
 	if (seq < 0) {
@@ -250,14 +225,7 @@ static int sweep_point(struct amp_ctx *c, uint64_t size, unsigned idx, double *t
 	}
 	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 0);
 	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, times, 1);
-	if (!c->host->sim)
-		c->t_min_ticks = SWEEP_T_MIN_NS * amp_timer()->ticks_per_ns;
-	/* Big working sets take long per run; a few runs are enough there. */
-	if (size > (8ULL << 20) && c->reps > 3)
-		c->reps = 3;
-	rc = amp_timing_ticks(c, &p, ticks, err, len);
-	c->t_min_ticks = saved_t_min;
-	c->reps = saved_reps;
+	rc = timed(c, &p, reps, t_min, ticks, err, len);
 	amp_plan_free(&p);
 	return rc;
 }

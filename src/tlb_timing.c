@@ -98,32 +98,28 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 	uint64_t times = n >= MIN_LOADS ? 1 : (MIN_LOADS + n - 1) / n;
 	struct amp_plan plan;
 	struct amp_run_result res;
+	int seq, rc;
 
+	/* Sized from the last point's time, so the runner's doubling to
+	 * t_min rarely has to step in. */
 	if (cal && t->est > 0 && tmin / (t->est * (double)n) > (double)times)
 		times = (uint64_t)ceil(tmin / (t->est * (double)n));
-	for (int tries = 0;; tries++) {
-		int seq, rc;
-
-		if (times > 1u << 24)
-			times = 1u << 24;
-		amp_plan_init(&plan, name, region);
-		plan.huge = 0; /* huge pages would hide the page and the TLBs */
-		seq = amp_plan_add_seq(&plan, off, n);
-		if (seq < 0 || amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, WARM_WALKS, 0) < 0 ||
-		    amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, (unsigned)times, 1) < 0) {
-			amp_plan_free(&plan);
-			snprintf(t->err, t->len, "tlb: out of memory");
-			return -1;
-		}
-		rc = amp_run(&plan, t->host, NULL, t->reps, &res, t->err, t->len);
+	if (times > 1u << 24)
+		times = 1u << 24;
+	amp_plan_init(&plan, name, region);
+	plan.huge = 0; /* huge pages would hide the page and the TLBs */
+	plan.min_ticks = tmin;
+	seq = amp_plan_add_seq(&plan, off, n);
+	if (seq < 0 || amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, WARM_WALKS, 0) < 0 ||
+	    amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, (unsigned)times, 1) < 0) {
 		amp_plan_free(&plan);
-		if (rc < 0)
-			return -1;
-		/* A run too short for the clock is scaled up once or twice. */
-		if (!cal || (double)res.ticks_min >= 0.5 * tmin || tries == 2 || res.ticks_min == 0)
-			break;
-		times = (uint64_t)ceil((double)times * 1.2 * tmin / (double)res.ticks_min);
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
 	}
+	rc = amp_run(&plan, t->host, NULL, t->reps, &res, t->err, t->len);
+	amp_plan_free(&plan);
+	if (rc < 0)
+		return -1;
 	*tpl = (double)res.ticks_min / (double)res.accesses;
 	t->est = *tpl;
 	return 0;
@@ -254,28 +250,16 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 	o->nstrides = 0;
 	for (uint64_t s = PS_MIN_STRIDE; s <= PS_MAX_STRIDE; s *= 2) {
 		uint64_t lines = s / PS_SLOT, per = s >= PS_CHUNK ? 1 : PS_CHUNK / s;
-		size_t nchunk = (PS_LOADS + per - 1) / per, k = 0;
-		uint64_t *order = malloc(nchunk * sizeof *order);
 		struct amp_rng rng;
 
-		if (!order) {
+		amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
+		if (amp_block_order(off, PS_LOADS, (size_t)per, &rng) < 0) {
 			free(off);
 			snprintf(t->err, t->len, "tlb: out of memory");
 			return -1;
 		}
-		amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
-		for (size_t c = 0; c < nchunk; c++)
-			order[c] = c;
-		amp_shuffle(order, nchunk, &rng);
-		for (size_t c = 0; c < nchunk; c++) {
-			uint64_t first = order[c] * per, end = first + per < PS_LOADS ? first + per : PS_LOADS;
-			uint64_t *v = off + k;
-
-			for (uint64_t j = first; j < end; j++)
-				off[k++] = j * s + spread_line(j, lines) * PS_SLOT;
-			amp_shuffle(v, end - first, &rng);
-		}
-		free(order);
+		for (size_t k = 0; k < PS_LOADS; k++)
+			off[k] = off[k] * s + spread_line(off[k], lines) * PS_SLOT;
 		if (time_chain(t, "tlb-page", PS_LOADS * s, off, PS_LOADS,
 			       &o->stride_ticks[o->nstrides]) < 0) {
 			free(off);
@@ -353,34 +337,23 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 /* The control: the same number of lines packed page by page (lines of
  * a page in random order, pages in random order), so one translation
  * serves a page of loads and the caches' part of time_pages remains.
- * (The same loads on huge pages would be a closer twin, but a region
- * the runner maps is not aligned to them, so small ones get none.) */
+ * (The same loads on huge pages would be a closer twin, but huge pages
+ * are a hint the kernel may not take.) */
 static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 {
-	uint64_t lines = page / SLOT, npg = (n + lines - 1) / lines, k = 0;
-	uint64_t *off = malloc(n * sizeof *off), *order = malloc(npg * sizeof *order);
+	uint64_t lines = page / SLOT, npg = (n + lines - 1) / lines;
+	uint64_t *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
 
-	if (!off || !order) {
+	amp_rng_seed(&rng, t->seed ^ (n * 0x94d049bb133111ebull));
+	if (!off || amp_block_order(off, (size_t)n, (size_t)lines, &rng) < 0) {
 		free(off);
-		free(order);
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
 	}
-	amp_rng_seed(&rng, t->seed ^ (n * 0x94d049bb133111ebull));
-	for (uint64_t p = 0; p < npg; p++)
-		order[p] = p;
-	amp_shuffle(order, npg, &rng);
-	for (uint64_t p = 0; p < npg; p++) {
-		uint64_t first = order[p] * lines, end = first + lines < n ? first + lines : n;
-		uint64_t *v = off + k;
-
-		for (uint64_t j = first; j < end; j++)
-			off[k++] = j * SLOT;
-		amp_shuffle(v, end - first, &rng);
-	}
-	free(order);
+	for (uint64_t k = 0; k < n; k++)
+		off[k] *= SLOT;
 	rc = time_chain(t, "tlb-packed", npg * page, off, n, tpl);
 	free(off);
 	return rc;
@@ -579,15 +552,6 @@ int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t 
 	return entries(&t, out);
 }
 
-static void timed_param(struct amp_param *p, int64_t value)
-{
-	memset(p, 0, sizeof *p);
-	p->known = 1;
-	p->value = value;
-	p->confidence = 1;
-	p->method = "timing";
-}
-
 void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
 {
 	for (int i = 0; i < c->nlv; i++) {
@@ -603,14 +567,13 @@ void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
 			continue;
 		}
 		lv->measurable = 1;
-		lv->prefilled = 1;
 		lv->hit_ticks = t->lv[k].hit_ticks;
 		lv->next_ticks = t->lv[k].hit_ticks + t->lv[k].miss_penalty_ticks;
 		if (t->page)
-			timed_param(&lv->line, (int64_t)t->page);
+			amp_param_measured(&lv->line, (int64_t)t->page, "timing");
 		else
 			amp_param_unknown(&lv->line, "%s", t->page_reason);
-		timed_param(&lv->size, (int64_t)t->lv[k].entries);
+		amp_param_measured(&lv->size, (int64_t)t->lv[k].entries, "timing");
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
 		for (int j = 0; j < AMP_NPARAMS; j++) {

@@ -184,3 +184,29 @@ void amp_shuffle(uint64_t *v, size_t n, struct amp_rng *r)
 		v[j] = t;
 	}
 }
+
+int amp_block_order(uint64_t *idx, size_t n, size_t block, struct amp_rng *r)
+{
+	size_t nb, k = 0;
+	uint64_t *order;
+
+	if (block == 0)
+		block = 1;
+	nb = (n + block - 1) / block;
+	order = malloc(nb * sizeof *order);
+	if (!order)
+		return -1;
+	for (size_t b = 0; b < nb; b++)
+		order[b] = b;
+	amp_shuffle(order, nb, r);
+	for (size_t b = 0; b < nb; b++) {
+		size_t first = (size_t)order[b] * block, end = first + block < n ? first + block : n;
+		uint64_t *v = idx + k;
+
+		for (size_t s = first; s < end; s++)
+			idx[k++] = s;
+		amp_shuffle(v, end - first, r);
+	}
+	free(order);
+	return 0;
+}

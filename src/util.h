@@ -22,6 +22,10 @@ uint64_t amp_rng_next(struct amp_rng *r);
 uint64_t amp_rng_below(struct amp_rng *r, uint64_t n); /* 0 <= x < n, n > 0 */
 /* Fisher-Yates over v[0..n-1]. */
 void amp_shuffle(uint64_t *v, size_t n, struct amp_rng *r);
+/* idx[0..n-1] = 0..n-1 block by block: blocks of `block` indices in a
+ * random order, each block's indices in a random order.  0, or -1 when
+ * out of memory. */
+int amp_block_order(uint64_t *idx, size_t n, size_t block, struct amp_rng *r);
 
 /* "48K", "2M", "1.25M", "4096": bytes (binary suffixes K M G T, optional
  * B/iB).  0, or -1 when text is not such a size or overflows. */

@@ -10,7 +10,7 @@
 #include "sim.h"
 #include "tap.h"
 
-#define SKIP 99 /* level absent or not checked */
+#define SKIP MOD_SIM_SKIP
 
 struct ucase {
 	const char *spec;
@@ -52,20 +52,7 @@ static const struct ucase cases[] = {
 static void check(struct mod_sim *ms, const char *name, long long want, const char *spec,
 		  double noise, const char *why)
 {
-	struct amp_level *lv = mod_sim_level(ms, name);
-
-	if (want == SKIP)
-		return;
-	if (!lv) {
-		tap_ok(0, "%s [%s, noise %.2f]: level present", name, spec, noise);
-		return;
-	}
-	tap_eq(mod_sim_value(&lv->unified), want, "%s split/unified [%s, noise %.2f]", name, spec, noise);
-	if (want == -1 && why)
-		tap_has(lv->unified.reason, why, "%s: the reason says why", name);
-	if (want >= 0)
-		tap_ok(lv->unified.confidence >= 0.99, "%s: every vote agrees (%.2f)", name,
-		       lv->unified.confidence);
+	mod_sim_check(ms, name, AMP_FILLS(unified), want, spec, noise, why);
 }
 
 static void test_cases(void)

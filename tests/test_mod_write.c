@@ -10,7 +10,7 @@
 #include "sim.h"
 #include "tap.h"
 
-#define SKIP 99 /* level absent or not checked */
+#define SKIP MOD_SIM_SKIP
 
 struct wcase {
 	const char *spec;
@@ -61,21 +61,7 @@ static const struct wcase cases[] = {
 static void check(struct mod_sim *ms, const char *name, long long want, const char *spec,
 		  double noise, const char *why)
 {
-	struct amp_level *lv = mod_sim_level(ms, name);
-
-	if (want == SKIP)
-		return;
-	if (!lv) {
-		tap_ok(0, "%s [%s, noise %.2f]: level present", name, spec, noise);
-		return;
-	}
-	tap_eq(mod_sim_value(&lv->write_allocate), want, "%s write allocation [%s, noise %.2f]",
-	       name, spec, noise);
-	if (want == -1 && why)
-		tap_has(lv->write_allocate.reason, why, "%s: the reason says why", name);
-	if (want >= 0)
-		tap_ok(lv->write_allocate.confidence >= 0.99, "%s: every vote agrees (%.2f)", name,
-		       lv->write_allocate.confidence);
+	mod_sim_check(ms, name, AMP_FILLS(write_allocate), want, spec, noise, why);
 }
 
 static void test_cases(void)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "mod_sim.h"
 #include "sim.h"
 #include "tap.h"
 #include "timing.h"
@@ -66,9 +67,7 @@ static void test_clustering(void)
 /* ---- the whole timing path on a simulated machine ---- */
 
 struct timed {
-	struct sim_machine *sim;
-	struct amp_host host;
-	struct amp_ctx ctx;
+	struct mod_sim ms;      /* the machine; ms.ctx runs the timing path */
 	struct amp_sweep sw;
 };
 
@@ -87,32 +86,16 @@ static uint64_t max_size_of(const struct sim_spec *s)
 static int timed_run(struct timed *t, const char *spec, double noise, uint64_t seed, int pages_random,
 		     unsigned reps, unsigned votes, char *err, size_t len)
 {
-	struct sim_spec s;
+	struct amp_ctx *c = &t->ms.ctx;
 
-	memset(t, 0, sizeof *t);
-	if (sim_spec_parse(spec, &s, err, len) < 0)
+	if (mod_sim_build(&t->ms, spec, noise, seed, pages_random, err, len) < 0)
 		return -1;
-	s.noise = noise;
-	s.seed = seed;
-	s.pages_random = pages_random;
-	t->sim = sim_create(&s, err, len);
-	if (!t->sim)
-		return -1;
-	t->host.sim = t->sim;
-	amp_ctx_init(&t->ctx, &t->host, &amp_backend_sim, reps, votes, seed);
-	amp_ctx_timing(&t->ctx);
-	if (amp_sweep_run(&t->ctx, max_size_of(&s), &t->sw, err, len) < 0 ||
-	    amp_levels_timing(&t->ctx, NULL, &t->sw, err, len) < 0 || amp_characterise(&t->ctx, err, len) < 0)
+	amp_ctx_init(c, &t->ms.host, &amp_backend_sim, reps, votes, seed);
+	amp_ctx_timing(c);
+	if (amp_sweep_run(c, max_size_of(sim_get_spec(t->ms.sim)), &t->sw, err, len) < 0 ||
+	    amp_levels_timing(c, NULL, &t->sw, err, len) < 0 || amp_characterise(c, err, len) < 0)
 		return -1;
 	return 0;
-}
-
-static const struct amp_level *level(const struct timed *t, const char *name)
-{
-	for (int i = 0; i < t->ctx.nlv; i++)
-		if (strcmp(t->ctx.lv[i].name, name) == 0)
-			return &t->ctx.lv[i];
-	return NULL;
 }
 
 static const struct sim_level_spec *spec_level(const struct sim_machine *m, const char *name)
@@ -127,10 +110,10 @@ static const struct sim_level_spec *spec_level(const struct sim_machine *m, cons
 }
 
 /* line, size and ways of level `name` equal the spec's; 1 when so. */
-static int exact(const struct timed *t, const char *name, char *got, size_t len)
+static int exact(struct timed *t, const char *name, char *got, size_t len)
 {
-	const struct amp_level *lv = level(t, name);
-	const struct sim_level_spec *sl = spec_level(t->sim, name);
+	const struct amp_level *lv = mod_sim_level(&t->ms, name);
+	const struct sim_level_spec *sl = spec_level(t->ms.sim, name);
 
 	if (!lv || !sl) {
 		snprintf(got, len, "%s missing", name);
@@ -161,24 +144,24 @@ static void test_presets(void)
 		if (!t || timed_run(t, presets[i], 0, 1, 0, 2, 3, err, sizeof err) < 0) {
 			tap_ok(0, "%s by timing: %s", presets[i], t ? err : "out of memory");
 			if (t)
-				sim_destroy(t->sim);
+				sim_destroy(t->ms.sim);
 			free(t);
 			continue;
 		}
 		tap_ok(exact(t, "L1d", got, sizeof got), "%s by timing: %s", presets[i], got);
-		s1 = spec_level(t->sim, "L1d");
-		s2 = spec_level(t->sim, "L2");
+		s1 = spec_level(t->ms.sim, "L1d");
+		s2 = spec_level(t->ms.sim, "L2");
 		if (s1 && s2 && s2->assoc >= s1->assoc + 2 && s1->size / s1->assoc <= 4096) {
 			tap_ok(exact(t, "L2", got, sizeof got), "%s by timing: %s", presets[i], got);
 		} else if (s2) {
-			const struct amp_level *l2 = level(t, "L2");
+			const struct amp_level *l2 = mod_sim_level(&t->ms, "L2");
 
 			tap_ok(l2 && (!l2->assoc.known || l2->assoc.value == (int64_t)s2->assoc) &&
 				       (l2->assoc.known || l2->assoc.reason[0]),
 			       "%s by timing: L2's ways right or unknown with a reason (%s)", presets[i],
 			       l2 ? l2->assoc.reason : "no L2");
 		}
-		sim_destroy(t->sim);
+		sim_destroy(t->ms.sim);
 		free(t);
 	}
 }
@@ -224,7 +207,7 @@ static void test_matrix(void)
 		if (!t || timed_run(t, spec, noise, 1000 + (uint64_t)k, random_pages, 3, 3, err, sizeof err) < 0) {
 			tap_ok(0, "matrix %d (%s): %s", k, spec, t ? err : "out of memory");
 			if (t)
-				sim_destroy(t->sim);
+				sim_destroy(t->ms.sim);
 			free(t);
 			continue;
 		}
@@ -236,7 +219,7 @@ static void test_matrix(void)
 		if (2 * colours * a2 <= pool) {
 			ok = exact(t, "L2", got2, sizeof got2) && ok;
 		} else {
-			const struct amp_level *l2 = level(t, "L2");
+			const struct amp_level *l2 = mod_sim_level(&t->ms, "L2");
 
 			/* Out of reach: right, or unknown with the reason. */
 			ok = ok && l2 && (exact(t, "L2", got2, sizeof got2) ||
@@ -246,7 +229,7 @@ static void test_matrix(void)
 		}
 		tap_ok(ok, "matrix %d: %s%s%s: %s; %s", k, spec, random_pages ? " random pages" : "",
 		       noise > 0 ? " noise" : "", got1, got2);
-		sim_destroy(t->sim);
+		sim_destroy(t->ms.sim);
 		free(t);
 	}
 }
