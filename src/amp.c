@@ -9,8 +9,10 @@
 #include <time.h>
 #include "amp.h"
 #include "eventmap.h"
+#include "memlimit.h"
 #include "options.h"
 #include "plan.h"
+#include "signals.h"
 #include "sim.h"
 #include "timer.h"
 #include "timing.h"
@@ -262,13 +264,59 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	if (amp_levels_timing(ctx, cfg->level, sw, err, len) < 0)
 		return AMP_EXIT_USAGE;
 	if (want_tlb) {
-		if (amp_tlb_timing_measure(host, cfg->reps, cfg->seed, &tlb, err, len) < 0)
-			return AMP_EXIT_FAILED;
+		/* A TLB sweep that cannot run (memory bound, mmap refused)
+		 * leaves the TLB levels unknown with its reason; the caches
+		 * are still measured. */
+		if (amp_tlb_timing_measure(host, cfg->reps, cfg->seed, &tlb, err, len) < 0) {
+			memset(&tlb, 0, sizeof tlb);
+			snprintf(tlb.reason, sizeof tlb.reason, "%s", err);
+		}
 		amp_tlb_timing_fill(ctx, &tlb);
 	}
 	if (amp_characterise(ctx, err, len) < 0)
 		return AMP_EXIT_FAILED;
 	return AMP_EXIT_OK;
+}
+
+/* The memory bound: --max-memory, never more than the machine has, or
+ * the default that scales with it. */
+static int memory_bound(const struct amp_config *cfg, struct amp_report *r)
+{
+	uint64_t machine = amp_machine_memory(), bound = cfg->max_memory;
+	char a[32], b[32];
+
+	if (bound && machine && bound > machine) {
+		fprintf(stderr, "amp: --max-memory=%s is more than this machine has (%s)\n",
+			amp_fmt_size(bound, a, sizeof a), amp_fmt_size(machine, b, sizeof b));
+		return -1;
+	}
+	if (bound) {
+		snprintf(r->memory_bound_why, sizeof r->memory_bound_why, "--max-memory");
+	} else {
+		bound = amp_memory_default_limit();
+		snprintf(r->memory_bound_why, sizeof r->memory_bound_why,
+			 "default: a quarter of %s, from 64 MiB to 1 GiB, at most half of ulimit -v",
+			 amp_fmt_size(machine, a, sizeof a));
+	}
+	amp_memory_set_limit(bound);
+	r->memory_bound = bound;
+	return 0;
+}
+
+/* A sweep never asks for more than half the bound: plans beside it
+ * need the rest. */
+static uint64_t sweep_within_bound(uint64_t max_size, struct amp_report *r)
+{
+	uint64_t half = amp_memory_limit() / 2, size = 4096;
+
+	if (max_size <= half)
+		return max_size;
+	while (size * 2 <= half)
+		size *= 2;
+	snprintf(r->sweep_note, sizeof r->sweep_note,
+		 "the sweep stops at %llu KiB, half the memory bound (--max-memory)",
+		 (unsigned long long)(size >> 10));
+	return size;
 }
 
 static int inconclusive(const struct amp_ctx *c)
@@ -290,6 +338,8 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 	uint64_t t0 = amp_now_ns(), t = t0, max_size = cfg->max_size;
 
 	amp_report_init(&r);
+	if (memory_bound(cfg, &r) < 0)
+		return AMP_EXIT_USAGE;
 	host_identity(&r);
 	backend_status(host, &r);
 	b = pick_backend(cfg, host, &r, &status);
@@ -353,7 +403,8 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 	if (timing || cfg->cross_check || !cfg->level) {
 		amp_ctx_init(&tctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 		amp_ctx_timing(&tctx);
-		if (amp_measure_latency(&tctx, sweep_max(cfg, max_size), &sw, &r, err, sizeof err) < 0) {
+		if (amp_measure_latency(&tctx, sweep_within_bound(sweep_max(cfg, max_size), &r), &sw, &r,
+					err, sizeof err) < 0) {
 			fprintf(stderr, "amp: latency sweep failed: %s\n", err);
 			return AMP_EXIT_FAILED;
 		}
@@ -400,6 +451,7 @@ int amp_main(int argc, char **argv)
 	char err[AMP_REASON_LEN + SIM_ERR_LEN];
 	int status;
 
+	amp_signals_install();
 	if (amp_parse_args(argc, argv, &cfg, err, sizeof err) < 0)
 		return usage_error(err);
 	switch (cfg.action) {

@@ -111,6 +111,8 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	amp_emit_json_levels(r, out);
 	fputs("  \"latency\": {", out);
 	str(out, "method", r->latency_method, ", ");
+	if (r->sweep_note[0])
+		str(out, "note", r->sweep_note, ", ");
 	str(out, "tick_unit", r->tick_unit, ", ");
 	fprintf(out, "\"stride\": %llu, \"points\": [", (unsigned long long)r->latency_stride);
 	for (int i = 0; i < r->nlatency; i++) {
@@ -136,6 +138,8 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 		fprintf(out, "%s{\"name\": \"%s\", \"seconds\": %.3f}", i ? ", " : "", r->phase[i].name,
 			r->phase[i].seconds);
 	fputs("],\n", out);
+	fprintf(out, "  \"memory_bound_bytes\": %llu, ", (unsigned long long)r->memory_bound);
+	str(out, "memory_bound_reason", r->memory_bound_why, ",\n");
 	fprintf(out, "  \"wall_seconds\": %.3f\n}\n", r->wall_seconds);
 }
 

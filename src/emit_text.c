@@ -48,6 +48,8 @@ static void emit_latency(const struct amp_report *r, FILE *out)
 	if (r->nlatency == 0)
 		return;
 	fprintf(out, "\nMeasured load latency (%s):\n", r->latency_method);
+	if (r->sweep_note[0])
+		fprintf(out, "  (%s)\n", r->sweep_note);
 	fprintf(out, "  %10s %12s %14s\n", "working set", "ns/load", "ticks/load");
 	for (int i = 0; i < r->nlatency; i++) {
 		const struct amp_latency_point *p = &r->latency[i];
@@ -115,6 +117,12 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		num(out, &r->memory_ticks, "%.1f", " ticks\n");
 	if (!r->memory_ticks.known)
 		fprintf(out, "\n");
+	if (r->memory_bound) {
+		char b[32];
+
+		fprintf(out, "\nMemory bound: %s (%s)\n", amp_fmt_size(r->memory_bound, b, sizeof b),
+			r->memory_bound_why);
+	}
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

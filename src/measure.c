@@ -567,8 +567,16 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 							  "%s", why);
 				continue;
 			}
-			if (mod->run(c, lv, err, len) < 0)
-				return -1;
+			/* A module that cannot run (memory bound, mmap or an
+			 * executable mapping refused) leaves its parameters
+			 * unknown with the reason; the others still run. */
+			if (mod->run(c, lv, why, sizeof why) < 0)
+				for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
+					struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
+
+					if (!pa->known)
+						amp_param_unknown(pa, "%s", why);
+				}
 		}
 		if (last && strcmp(mod->name, last) == 0)
 			return 0;

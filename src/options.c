@@ -34,6 +34,7 @@ const struct amp_option amp_options[] = {
 	{ "json", 0, NULL, "write the report as JSON (format_version 1) instead of text" },
 	{ "reps", 0, "N", "repetitions per measurement; the minimum is kept (default 8)" },
 	{ "max-size", 0, "BYTES", "largest working set of the latency sweep (default 64M; K/M/G suffixes)" },
+	{ "max-memory", 0, "BYTES", "most memory amp may touch (default a quarter of the machine's, 64M to 1G)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -91,7 +92,7 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 	shortopts[s] = '\0';
 
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: GNU getopt forgets a half-read "-vh" of an earlier call */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		uint64_t u;
 
@@ -167,10 +168,18 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			if (amp_parse_size(optarg, &cfg->max_size) < 0 || cfg->max_size < 4096 ||
 			    cfg->max_size > (1ULL << 40))
 				return bad_value(err, len, "max-size", optarg, "expected a size from 4K to 1T, e.g. 64M");
+		} else if (is(c, "max-memory")) {
+			if (amp_parse_size(optarg, &cfg->max_memory) < 0 || cfg->max_memory < (16ULL << 20) ||
+			    cfg->max_memory > (1ULL << 40))
+				return bad_value(err, len, "max-memory", optarg, "expected a size from 16M to 1T, e.g. 512M");
 		}
 	}
 	if (optind < argc) {
 		snprintf(err, len, "unexpected argument '%s' (see amp --help)", argv[optind]);
+		return -1;
+	}
+	if (cfg->max_memory && cfg->max_size > cfg->max_memory) {
+		snprintf(err, len, "--max-size is larger than --max-memory");
 		return -1;
 	}
 	if (cfg->counters + cfg->timing + cfg->cross_check > 1) {

@@ -32,6 +32,7 @@ struct amp_config {
 	const char *level;       /* --level NAME, NULL: every level */
 	unsigned reps, votes;
 	uint64_t max_size;       /* 0: default */
+	uint64_t max_memory;     /* --max-memory, 0: default (memlimit.h) */
 };
 
 struct amp_option {

@@ -85,6 +85,10 @@ struct amp_report {
 	int nphases;
 	struct { const char *name; double seconds; } phase[12];
 	char hier_missing[2 * AMP_REASON_LEN]; /* why not */
+	/* The memory bound (--max-memory) and why it is what it is */
+	uint64_t memory_bound;
+	char memory_bound_why[128];
+	char sweep_note[128];           /* why the sweep stopped early, "" */
 	double wall_seconds;
 };
 

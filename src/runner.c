@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "jumpchain.h"
+#include "memlimit.h"
 #include "plan.h"
 #include "sim.h"
 #include "timer.h"
@@ -75,6 +76,7 @@ struct real_plan {
 	size_t size;
 	uint64_t *store_val[AMP_PLAN_MAX_SEQ];  /* value each store writes */
 	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
+	uint64_t reserved;      /* bytes held under the memory bound */
 };
 
 static void real_free(struct real_plan *rp)
@@ -85,6 +87,7 @@ static void real_free(struct real_plan *rp)
 	}
 	if (rp->base)
 		munmap(rp->base, rp->size);
+	amp_memory_release(rp->reserved);
 	memset(rp, 0, sizeof *rp);
 }
 
@@ -150,12 +153,34 @@ static int write_chains(const struct amp_plan *p, struct real_plan *rp, char *er
 	return 0;
 }
 
+/* The most memory the plan can touch: each offset's page (a huge page
+ * where they back the mapping), never more than the region; the same
+ * again for code. */
+static uint64_t touch_bound(const struct amp_plan *p, uint64_t size)
+{
+	uint64_t data = 0, code = 0, g = amp_touch_granule(p->huge), gc = amp_touch_granule(0);
+
+	for (int s = 0; s < p->nseq; s++) {
+		data += p->seq[s].n * g;
+		if (seq_has_op(p, s, AMP_OP_IFETCH))
+			code += p->seq[s].n * gc < p->region ? p->seq[s].n * gc : p->region;
+	}
+	return (data < size ? data : size) + code;
+}
+
 static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
 {
 	uint8_t *raw;
+	char what[96];
+	uint64_t need;
 
 	memset(rp, 0, sizeof *rp);
 	rp->size = p->huge ? (p->region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : p->region;
+	need = touch_bound(p, rp->size);
+	snprintf(what, sizeof what, "plan %s", p->name);
+	if (amp_memory_reserve(what, need, err, len) < 0)
+		return -1;
+	rp->reserved = need;
 	/* NORESERVE: a sparse plan (a few lines 1 GiB apart) costs only
 	 * the pages it touches. */
 	/* Aligned to 2 MiB: huge pages can back it, and the same offsets
@@ -166,15 +191,20 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (raw == MAP_FAILED) {
 		snprintf(err, len, "plan %s: mmap of %zu bytes: %s", p->name, rp->size, strerror(errno));
+		amp_memory_release(rp->reserved);
 		return -1;
 	}
 	rp->base = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
 	if (rp->base > raw)
 		munmap(raw, (size_t)(rp->base - raw));
 	munmap(rp->base + rp->size, (size_t)(raw + rp->size + HUGE_PAGE - (rp->base + rp->size)));
-#ifdef MADV_HUGEPAGE
-	if (p->huge)
-		madvise(rp->base, rp->size, MADV_HUGEPAGE); /* a hint; 4K pages work too */
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+	/* A hint; 4K pages work too.  AMP_NO_THP=1 forbids huge pages here,
+	 * as on a host without transparent huge pages. */
+	if (getenv("AMP_NO_THP"))
+		madvise(rp->base, rp->size, MADV_NOHUGEPAGE);
+	else if (p->huge)
+		madvise(rp->base, rp->size, MADV_HUGEPAGE);
 #endif
 	/* Touch the pages the plan uses now, so page faults stay out of the
 	 * measurement. */

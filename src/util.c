@@ -121,10 +121,12 @@ const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len)
 		v /= 1024;
 		u++;
 	}
-	if (u == 0 && bytes >= 1024) {
-		/* Not a whole number of KiB: show it with decimals. */
+	if ((u == 0 && bytes >= 1024) || (u < 4 && v >= 10240)) {
+		/* Not a whole number of KiB, or many thousands of a unit
+		 * (24684092 KiB): show it with decimals in a bigger unit. */
 		double d = (double)bytes;
 
+		u = 0;
 		while (u < 4 && d >= 1024) {
 			d /= 1024;
 			u++;

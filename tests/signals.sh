@@ -1,0 +1,35 @@
+#!/bin/sh
+# signals.sh - Ctrl-C and SIGTERM stop amp within a second, with status
+# 130 or 143, the reason on stderr, and nothing left behind.
+. "${AMP_TEST_SRCDIR:-$(dirname "$0")}/setup.sh"
+
+# stop_after SIGNAL WANT: starts a long real run, signals it after 0.5 s.
+stop_after() {
+	mkdir -p "$TMPD/cwd"
+	# A shell starts background commands with SIGINT ignored (and amp,
+	# like any program, leaves an ignored signal ignored): python3
+	# restores the default first, as a terminal's foreground job has it.
+	( cd "$TMPD/cwd" && exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$AMP" --votes=32 --reps=32 ) >"$TMPD/out" 2>"$TMPD/err" &
+	pid=$!
+	sleep 0.5
+	kill -"$1" "$pid"
+	t0=$(date +%s%N)
+	wait "$pid"
+	rc=$?
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	[ "$rc" -eq "$2" ]
+	ok $? "SIG$1: exit $rc, want $2"
+	[ "$ms" -lt 1000 ]
+	ok $? "SIG$1: stopped $ms ms after the signal (under 1 s)"
+	has "$(cat "$TMPD/err")" "amp: " "SIG$1: says why on stderr"
+	[ -z "$(ls -A "$TMPD/cwd")" ]
+	ok $? "SIG$1: no file left behind"
+}
+stop_after INT 130
+stop_after TERM 143
+stop_after HUP 129
+
+done_testing
