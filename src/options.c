@@ -46,6 +46,14 @@ static int option_index(const char *name)
 	return -1;
 }
 
+static int option_index_short(int letter)
+{
+	for (int i = 0; amp_options[i].name; i++)
+		if (amp_options[i].short_name == letter)
+			return i;
+	return 0;
+}
+
 /* getopt_long's value for table row i: its short letter, or 256 + i. */
 static int option_val(int i)
 {
@@ -97,7 +105,13 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		uint64_t u;
 
 		if (c == '?') {
-			if (optopt && optopt < 256)
+			if (optopt >= 256 && optopt - 256 < n)
+				snprintf(err, len, "option '--%s' takes no value (see amp --help)",
+					 amp_options[optopt - 256].name);
+			else if (optopt && optopt < 256 && strchr(shortopts, optopt) && !amp_options[option_index_short(optopt)].arg)
+				snprintf(err, len, "option '--%s' takes no value (see amp --help)",
+					 amp_options[option_index_short(optopt)].name);
+			else if (optopt && optopt < 256)
 				snprintf(err, len, "unknown option '-%c' (see amp --help)", optopt);
 			else
 				snprintf(err, len, "unknown option '%s' (see amp --help)", argv[optind - 1]);
