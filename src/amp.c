@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "amp.h"
+#include "cpu.h"
 #include "eventmap.h"
 #include "memlimit.h"
 #include "options.h"
@@ -434,6 +435,20 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 			r.hier = &tctx;
 		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "timing", &t);
+	}
+	if (cfg->cpu) {
+		static struct amp_cpu cpu;
+
+		if (host->sim) {
+			amp_cpu_unknown(&cpu, "a simulated machine has no cores to time: --cpu needs a real machine");
+			fprintf(stderr, "amp: --cpu: %s\n", cpu.reason);
+		}
+		else if (amp_cpu_measure(&cpu, 250e3, cfg->reps) < 0)
+			status = AMP_EXIT_FAILED;
+		r.cpu_part = &cpu;
+		phase_done(cfg, &r, "cpu", &t);
+		for (int i = 0; cfg->verbose && i < cpu.nbench; i++)
+			fprintf(stderr, "amp:   cpu %-16s %7.2f s\n", cpu.bench[i].name, cpu.bench[i].seconds);
 	}
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
 	if (cfg->json)

@@ -2,6 +2,7 @@
  * which fields to expect; amp(1) documents each). */
 #include "config.h"
 #include <stdio.h>
+#include "cpu.h"
 #include "report.h"
 #include "timing.h"
 
@@ -133,6 +134,14 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	fputs("]},\n  ", out);
 	num(out, "memory_latency_ticks", &r->memory_ticks, ",\n  ");
 	num(out, "core_mhz", &r->core_mhz, ",\n");
+	fputs("  \"cpu\": ", out);
+	if (r->cpu_part) {
+		fputs("{\n    ", out);
+		amp_cpu_json_members(r->cpu_part, out);
+		fputs("\n  },\n", out);
+	} else {
+		fputs("null,\n", out);
+	}
 	fputs("  \"phases\": [", out);
 	for (int i = 0; i < r->nphases; i++)
 		fprintf(out, "%s{\"name\": \"%s\", \"seconds\": %.3f}", i ? ", " : "", r->phase[i].name,

@@ -2,6 +2,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
+#include "cpu.h"
 #include "report.h"
 #include "timing.h"
 #include "util.h"
@@ -123,6 +124,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		fprintf(out, "\nMemory bound: %s (%s)\n", amp_fmt_size(r->memory_bound, b, sizeof b),
 			r->memory_bound_why);
 	}
+	if (r->cpu_part)
+		amp_cpu_emit_text(r->cpu_part, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

@@ -181,4 +181,43 @@ AMP_SYSFS_ROOT="$TMPD/none" run --max-size=64K --reps=2 --json
 ok $? "a real run without sysfs caches (exit $rc)"
 has "$out" '"missing_reason"' "says why nothing is reported"
 
+# --cpu: a simulated machine has no cores to time (unknown with the
+# reason, no crash); a real run gives the cpu object's structure.
+run --sim=pii-233 --max-size=64K --cpu
+expect_status 0 "--cpu on a simulated machine"
+has "$err" "needs a real machine" "--cpu on --sim says it needs a real machine"
+one_line "$err" "in one line"
+has "$out" "unknown: a simulated machine has no cores to time" "the CPU section gives the reason"
+run --sim=pii-233 --max-size=64K --cpu --json
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cpu"]; assert c["reason"] and c["frequency_mhz"] is None and c["fma"] is None; assert len(c["instructions"]) == 16; assert c["registers"] == {"int": None, "double": None, "vector": None}'
+	ok $? "--cpu --json on --sim: cpu values null with a reason"
+else
+	ok 0 "# SKIP python3 not installed"
+fi
+run --sim=pii-233 --max-size=64K --json
+printf '%s' "$out" | grep -q '"cpu": null'
+ok $? "without --cpu the cpu object is null"
+run --level=L1d --max-size=64K --reps=2 --cpu --json
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+ok $? "--cpu on this machine: measured, or inconclusive on a loaded machine (exit $rc)"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["cpu"]
+assert c["reason"] is None
+assert isinstance(c["frequency_mhz"], float)
+rows = {(i["op"], i["type"]) for i in c["instructions"]}
+assert rows == {(o, t) for o in ("add", "sub", "mul", "div") for t in ("int32", "int64", "float", "double")}
+for i in c["instructions"]:
+    assert set(i) == {"op", "type", "latency_cycles", "throughput", "in_flight"}
+assert c["fma"] in (True, False, None)
+assert set(c["registers"]) == {"int", "double", "vector"}
+assert [b["name"] for b in c["benchmarks"]] == ["frequency", "instructions", "fma", "registers"]
+'
+	ok $? "--cpu --json: the cpu object has its fields"
+else
+	ok 0 "# SKIP python3 not installed"
+fi
+
 done_testing
