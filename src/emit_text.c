@@ -5,6 +5,7 @@
 #include "report.h"
 #include "timing.h"
 #include "util.h"
+#include "vendor.h"
 
 static void num(FILE *out, const struct amp_num *n, const char *fmt, const char *unit)
 {
@@ -115,6 +116,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		num(out, &r->memory_ticks, "%.1f", " ticks\n");
 	if (!r->memory_ticks.known)
 		fprintf(out, "\n");
+	if (r->compare)
+		amp_compare_text(r, r->vendor, r->compare, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 
