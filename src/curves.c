@@ -156,7 +156,7 @@ static const char *const palette[MAX_SERIES] = { "#1f77b4", "#d62728", "#2ca02c"
 struct chart {
 	FILE *out;
 	double x0, x1, y0, y1;
-	int logx;
+	int logx, logy;
 };
 
 static double px(const struct chart *c, double x)
@@ -168,7 +168,9 @@ static double px(const struct chart *c, double x)
 
 static double py(const struct chart *c, double y)
 {
-	return H - MB - (y - c->y0) / (c->y1 - c->y0) * (H - MT - MB);
+	double f = c->logy ? (log10(y) - log10(c->y0)) / (log10(c->y1) - log10(c->y0)) : (y - c->y0) / (c->y1 - c->y0);
+
+	return H - MB - f * (H - MT - MB);
 }
 
 static void xml_text(FILE *out, const char *s)
@@ -237,11 +239,27 @@ static void chart_begin(struct chart *c, const char *title, const char *subtitle
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", px(c, x), H - MB + 18, x);
 		}
 	}
-	step = nice_step(c->y1 - c->y0);
-	for (double y = ceil(c->y0 / step) * step; y <= c->y1 + step * 1e-6; y += step) {
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, py(c, y),
-			W - MR, py(c, y));
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6, py(c, y) + 4, y);
+	if (c->logy) {
+		/* 1, 2, 5 per decade */
+		for (double d = pow(10, floor(log10(c->y0))); d <= c->y1; d *= 10)
+			for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) {
+				double y = d * m;
+
+				if (y < c->y0 || y > c->y1)
+					continue;
+				fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML,
+					py(c, y), W - MR, py(c, y));
+				fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6,
+					py(c, y) + 4, y);
+			}
+	} else {
+		step = nice_step(c->y1 - c->y0);
+		for (double y = ceil(c->y0 / step) * step; y <= c->y1 + step * 1e-6; y += step) {
+			fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML,
+				py(c, y), W - MR, py(c, y));
+			fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6,
+				py(c, y) + 4, y);
+		}
 	}
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", ML + (W - ML - MR) / 2, H - 22);
 	xml_text(out, xlabel);
@@ -271,8 +289,9 @@ static void chart_end(struct chart *c)
 static int write_sweep(const char *dir, const struct amp_report *r, char *err, size_t len)
 {
 	const struct amp_sweep *sw = r->sweep;
-	double scale = r->tick_mhz.known ? 1000.0 / r->tick_mhz.value : 1, ymax = 0;
+	double scale = r->tick_mhz.known ? 1000.0 / r->tick_mhz.value : 1, ymax = 0, ymin = 1e300;
 	const char *unit = r->tick_mhz.known ? "ns" : "simulated cycles";
+	const char *short_unit = r->tick_mhz.known ? "ns" : "cycles";
 	char path[1024], ylabel[64], sz[32], label[96];
 	struct chart c = { 0 };
 	FILE *f;
@@ -303,16 +322,21 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 	snprintf(path, sizeof path, "%s/latency-sweep.svg", dir);
 	if (!(f = fopen(path, "w")))
 		goto fail;
-	for (int i = 0; i < sw->n; i++)
+	for (int i = 0; i < sw->n; i++) {
 		if (sw->raw[i] * scale > ymax)
 			ymax = sw->raw[i] * scale;
+		if (sw->raw[i] > 0 && sw->raw[i] * scale < ymin)
+			ymin = sw->raw[i] * scale;
+	}
 	c.out = f;
 	c.logx = 1;
 	c.x0 = sw->n ? (double)sw->size[0] : 4096;
 	c.x1 = sw->n > 1 ? (double)sw->size[sw->n - 1] : c.x0 * 2;
-	c.y0 = 0;
-	c.y1 = ymax > 0 ? ymax * 1.1 : 1;
-	snprintf(ylabel, sizeof ylabel, "load latency (%s per load)", unit);
+	/* Memory is tens of times L1: a log axis keeps L1 and L2 apart. */
+	c.logy = ymax > 0 && ymin < ymax && ymax / ymin > 10;
+	c.y0 = c.logy ? pow(10, floor(log10(ymin))) : 0;
+	c.y1 = ymax > 0 ? ymax * (c.logy ? 1.5 : 1.1) : 1;
+	snprintf(ylabel, sizeof ylabel, "load latency (%s per load%s)", unit, c.logy ? ", log scale" : "");
 	snprintf(label, sizeof label, "%s; dashed: levels found (median latency, effective size)",
 		 r->sim_spec[0] ? "simulated machine" : r->cpu);
 	chart_begin(&c, "Load latency against working set (random pointer chase)", label,
@@ -338,14 +362,22 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\" "
 			"stroke-dasharray=\"6,4\"/>\n", px(&c, xa), py(&c, y), px(&c, xb), py(&c, y));
+		/* Each level's numbers in the legend column, clear of the curve. */
 		if (mem)
-			snprintf(label, sizeof label, "memory %.1f %s", y, unit);
+			snprintf(label, sizeof label, "memory: %.1f %s", y, short_unit);
 		else
-			snprintf(label, sizeof label, "level %d: %.1f %s up to %s", k + 1, y, unit,
-				 amp_fmt_size(sw->size[sw->cl[k].fits], sz, sizeof sz));
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">", px(&c, xa) + 2, py(&c, y) - 6);
+			snprintf(label, sizeof label, "level %d: %.1f %s", k + 1, y, short_unit);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">", W - MR + 12, MT + 90 + 34 * k);
 		xml_text(f, label);
 		fprintf(f, "</text>\n");
+		if (!mem) {
+			snprintf(label, sizeof label, "  effective size %s", amp_fmt_size(sw->size[sw->cl[k].fits], sz, sizeof sz));
+			fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">", W - MR + 12, MT + 90 + 34 * k + 15);
+			xml_text(f, label);
+			fprintf(f, "</text>\n");
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">%d</text>\n", px(&c, xa) + 2,
+				py(&c, y) - 6, k + 1);
+		}
 		if (!mem)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-width=\"1\"/>\n",
 				px(&c, xb), MT, px(&c, xb), H - MB);
@@ -383,7 +415,10 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 	struct chart c = { 0 };
 	FILE *f;
 
-	snprintf(base, sizeof base, "%02d-%s-%s-%s", index, x->level, x->module, x->param);
+	if (strcmp(x->module, x->param) == 0)
+		snprintf(base, sizeof base, "%02d-%s-%s", index, x->level, x->module);
+	else
+		snprintf(base, sizeof base, "%02d-%s-%s-%s", index, x->level, x->module, x->param);
 	for (char *p = base; *p; p++)
 		if (*p == ' ' || *p == '/')
 			*p = '_';
@@ -450,7 +485,19 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 	snprintf(sub, sizeof sub, "decided: %s", x->decision[0] ? x->decision : "-");
 	chart_begin(&c, title, sub, walks ? "lines per walk (the hypothesis: how many lines one set holds)"
 					  : "measurement (in order; votes alternate colours)",
-		    walks ? "miss rate per access" : "misses per measured access", 0);
+		    walks ? (strcmp(x->method, "timing") == 0 ? "share of accesses missing (from time; 1 = all)"
+							       : "miss rate per access")
+			  : "misses per measured access", 0);
+	if (walks && x->nvotes && x->decision[0] && !strstr(x->decision, "unknown")) {
+		double d = (double)atoll(x->decision);
+
+		if (d >= c.x0 && d <= c.x1) {
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"6,4\"/>\n",
+				px(&c, d), MT, px(&c, d), H - MB);
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\" text-anchor=\"end\">decided: %.0f</text>\n",
+				px(&c, d) - 4, MT + 16, d);
+		}
+	}
 	if (walks) {
 		for (int s = 0; s <= nstrides; s++) {
 			char name[48], stride[32];
@@ -500,7 +547,7 @@ int amp_curves_write(const char *dir, const struct amp_report *r, char *err, siz
 	if (r->sweep && r->sweep->n && write_sweep(dir, r, err, len) < 0)
 		return -1;
 	for (int i = 0; i < rec.n; i++)
-		if (write_experiment(dir, i + 1, &rec.ex[i], err, len) < 0)
+		if (rec.ex[i].npt && write_experiment(dir, i + 1, &rec.ex[i], err, len) < 0)
 			return -1;
 	return 0;
 }

@@ -81,7 +81,7 @@ void amp_emit_csv(const struct amp_report *r, FILE *out)
 {
 	char v[64], lvl[16], note[AMP_REASON_LEN + 32];
 
-	row(out, "section", "level", "parameter", "value", "unit", "method", -1, "note");
+	fputs("section,level,parameter,value,unit,method,confidence,note\n", out);
 	for (int i = 0; r->hier && i < r->hier->nlv; i++) {
 		const struct amp_level *lv = &r->hier->lv[i];
 

@@ -41,7 +41,9 @@ void amp_emit_header(const struct amp_report *r, FILE *out)
 
 	fprintf(out, "/* Memory hierarchy of ");
 	comment_text(out, r->sim_spec[0] ? "a simulated machine" : r->cpu);
-	fprintf(out, " (Linux %s), measured by amp %s\n * (%s).\n", r->kernel, r->amp_version,
+	if (!r->sim_spec[0])
+		fprintf(out, " (Linux %s)", r->kernel);
+	fprintf(out, ", measured by amp %s\n * (%s).\n", r->amp_version,
 		r->hier ? amp_method_names[r->hier->method] : "latency sweep only");
 	fprintf(out, " * Only measured values are defined; unknown or split ones are comments\n"
 		" * with the reason.  Generated: do not edit; regenerate with\n"
@@ -72,6 +74,8 @@ void amp_emit_header(const struct amp_report *r, FILE *out)
 				param = strcmp(param, "line") == 0 ? "page size" : strcmp(param, "size") == 0 ? "entries" : param;
 			else if (strcmp(param, "line") == 0)
 				param = "line size";
+			else if (strcmp(param, "split/unified") == 0)
+				param = "unified";
 			macro_name(name, sizeof name, lv->name, param);
 			if (amp_param_conclusive(p)) {
 				char what[96];
