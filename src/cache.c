@@ -56,12 +56,21 @@ int amp_cache_path(const struct amp_config *cfg, const struct amp_report *r, cha
 		snprintf(err, len, "--cache: neither XDG_CACHE_HOME nor HOME is set");
 		return -1;
 	}
-	append_clean(name, sizeof name, r->cpu[0] ? r->cpu : "unknown-cpu");
-	append_clean(name, sizeof name, "_");
-	append_clean(name, sizeof name, r->kernel[0] ? r->kernel : "unknown-kernel");
+	if (cfg->sim) {
+		/* A simulated machine is its spec, not this CPU. */
+		append_clean(name, sizeof name, "sim-");
+		append_clean(name, sizeof name, cfg->sim);
+		if (strlen(name) > 64)
+			name[64] = '\0';
+	} else {
+		append_clean(name, sizeof name, r->cpu[0] ? r->cpu : "unknown-cpu");
+		append_clean(name, sizeof name, "_");
+		append_clean(name, sizeof name, r->kernel[0] ? r->kernel : "unknown-kernel");
+	}
 	/* Options that change what is measured change the key. */
-	snprintf(opts, sizeof opts, "%s|%s|%d%d%d|%u|%u|%llu|%llu|%s", cfg->level ? cfg->level : "",
-		 cfg->backend ? cfg->backend : "", cfg->counters, cfg->timing, cfg->cross_check, cfg->reps,
+	snprintf(opts, sizeof opts, "%s|%s|%s|%s|%g|%d|%d%d%d|%u|%u|%llu|%llu|%s", cfg->sim ? cfg->sim : "", cfg->backend ? cfg->backend : "",
+		 r->kernel, cfg->level ? cfg->level : "", cfg->sim_noise, cfg->pages_random,
+		 cfg->counters, cfg->timing, cfg->cross_check, cfg->reps,
 		 cfg->votes, (unsigned long long)cfg->seed, (unsigned long long)cfg->max_size, PACKAGE_VERSION);
 	for (const char *p = opts; *p; p++)
 		hash = hash * 33 + (unsigned char)*p;

@@ -232,9 +232,12 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 				t->ndiffer++;
 				explain_cache(r, v, lv, row, s ? s : c, row->why, sizeof row->why);
 			}
-			if (row->has_sysfs && row->has_cpuid && row->sysfs != row->cpuid && !row->why[0])
-				snprintf(row->why, sizeof row->why,
+			if (row->has_sysfs && row->has_cpuid && row->sysfs != row->cpuid) {
+				size_t used = strlen(row->why);
+
+				snprintf(row->why + used, sizeof row->why - used, "%s%s", used ? "; " : "",
 					 "sysfs and CPUID disagree: a hypervisor rewrites CPUID, or the kernel took sysfs from firmware tables");
+			}
 		}
 	}
 	for (size_t i = 0; i < sizeof tlb_levels / sizeof tlb_levels[0]; i++) {

@@ -67,6 +67,11 @@ static void measurement_line(const struct amp_trace_ev *e)
 	}
 	if (ex.shown > SHOW_PER_VOTE)
 		return;
+	/* A cyclic walk's count is told with the walk that follows it. */
+	if (e->kind == AMP_TR_COUNT && strcmp(e->plan, "cyclic") == 0) {
+		ex.shown--;
+		return;
+	}
 	switch (e->kind) {
 	case AMP_TR_COUNT:
 		fprintf(ex.out, "     plan %-10s %8llu measured accesses, region %llu bytes: %.0f misses (%.3f per access)\n",

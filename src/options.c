@@ -250,10 +250,6 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		snprintf(err, len, "--refresh needs --cache");
 		return -1;
 	}
-	if (cfg->cache && cfg->sim) {
-		snprintf(err, len, "--cache keeps reports of this machine, not of a simulated one");
-		return -1;
-	}
 	if (!cfg->sim && (cfg->sim_noise_given || cfg->pages_given)) {
 		snprintf(err, len, "%s needs --sim=SPEC", cfg->sim_noise_given ? "--sim-noise" : "--sim-pages");
 		return -1;
