@@ -134,9 +134,13 @@ static void on_event(const struct amp_trace_ev *e, void *arg)
 		p = e->result;
 		if (!p->known)
 			fprintf(ex.out, "   => %s unknown: %s\n", e->param ? e->param : "value", p->reason);
+		else if (e->param && strcmp(e->param, "replacement") == 0 && p->value >= 0 && p->value < 5)
+			fprintf(ex.out, "   => replacement = %s: the most common vote, %.0f%% of them\n",
+				amp_policy_names[p->value], 100 * p->confidence);
 		else
 			fprintf(ex.out, "   => %s = %lld: the most common vote, %.0f%% of them%s%s\n",
-				e->param ? e->param : "value", (long long)p->value, 100 * p->confidence,
+				e->param ? e->param : e->module ? e->module->name : "value", (long long)p->value,
+				100 * p->confidence,
 				p->inconclusive ? "; too few agree, so it is marked inconclusive: " : "",
 				p->inconclusive ? p->reason : "");
 		break;
