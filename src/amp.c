@@ -12,12 +12,15 @@
 #include "eventmap.h"
 #include "memlimit.h"
 #include "options.h"
+#include "output.h"
+#include "progress.h"
 #include "plan.h"
 #include "signals.h"
 #include "sim.h"
 #include "timer.h"
 #include "timing.h"
 #include "tlb_timing.h"
+#include "trace.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE (64ULL << 20)
@@ -227,9 +230,45 @@ static void phase_done(const struct amp_config *cfg, struct amp_report *r, const
 		r->phase[r->nphases].seconds = sec;
 		r->nphases++;
 	}
-	if (cfg->verbose)
+	if (cfg->verbose) {
+		amp_progress_clear();
 		fprintf(stderr, "amp: %-22s %7.2f s\n", name, sec);
+	}
 	*t = now;
+}
+
+/* A phase begins: the progress line and --explain say so. */
+static void phase_begin(const char *name)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_PHASE, .name = name };
+
+	amp_progress_phase(name);
+	if (amp_tracing())
+		amp_trace(&e);
+}
+
+/* --cache: a kept report answers at once; otherwise the directory must
+ * take one before amp spends time measuring.  1: answered (status set). */
+static int cache_lookup(const struct amp_config *cfg, const struct amp_report *r, char *path, size_t plen,
+			int *status)
+{
+	char err[AMP_REASON_LEN + 1100];
+
+	if (amp_cache_path(cfg, r, path, plen, err, sizeof err) < 0) {
+		fprintf(stderr, "amp: %s\n", err);
+		*status = AMP_EXIT_RESOURCE;
+		return 1;
+	}
+	if (!cfg->refresh && amp_cache_print(path)) {
+		*status = AMP_EXIT_OK;
+		return 1;
+	}
+	if (amp_cache_writable(path, err, sizeof err) < 0) {
+		fprintf(stderr, "amp: %s\n", err);
+		*status = AMP_EXIT_RESOURCE;
+		return 1;
+	}
+	return 0;
 }
 
 /* Counter-driven characterisation of every (or the selected) level. */
@@ -328,7 +367,39 @@ static int inconclusive(const struct amp_ctx *c)
 	return 0;
 }
 
+static int measure_and_report(const struct amp_config *cfg, const struct amp_host *host,
+			      const struct amp_report **done);
+
 static int run(const struct amp_config *cfg, const struct amp_host *host)
+{
+	static struct amp_report id;
+	const struct amp_report *r = NULL;
+	char cache_file[1024], err[AMP_REASON_LEN + 1100];
+	int status;
+
+	amp_report_init(&id);
+	host_identity(&id);
+	if (cfg->cache && cache_lookup(cfg, &id, cache_file, sizeof cache_file, &status))
+		return status;
+	amp_trace_clear();
+	amp_progress_start(cfg->quiet);
+	if (cfg->explain)
+		amp_explain_start(cfg->formats & ~(unsigned)AMP_FMT_TEXT && !cfg->output ? stderr : stdout);
+	if (cfg->curves)
+		amp_curves_start();
+	status = measure_and_report(cfg, host, &r);
+	amp_progress_stop();
+	amp_trace_clear();
+	if (cfg->cache && r && status == AMP_EXIT_OK && amp_cache_store(cache_file, r, err, sizeof err) < 0) {
+		fprintf(stderr, "amp: %s\n", err);
+		return AMP_EXIT_RESOURCE;
+	}
+	return status;
+}
+
+/* The measurement proper and its report. */
+static int measure_and_report(const struct amp_config *cfg, const struct amp_host *host,
+			      const struct amp_report **done)
 {
 	static struct amp_ctx ctx, tctx;
 	static struct amp_report r;
@@ -357,6 +428,7 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		return AMP_EXIT_RESOURCE;
 	}
 
+	phase_begin("calibration");
 	if (host->sim) {
 		const struct sim_spec *spec = sim_get_spec(host->sim);
 
@@ -368,7 +440,12 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		amp_num_unknown(&r.pinned_cpu, "nothing to pin on a simulated machine");
 		amp_num_unknown(&r.core_mhz, "a simulated machine has no clock");
 		r.cycles_per_tick = 1;
-		reported_from_spec(spec, &r);
+		/* AMP_SYSFS_ROOT: a saved machine's sysfs as the reported
+		 * column instead of the spec (teaching, the fixture tests). */
+		if (getenv("AMP_SYSFS_ROOT"))
+			amp_reported_from_sysfs(&r);
+		else
+			reported_from_spec(spec, &r);
 		if (!max_size)
 			max_size = sim_default_max_size(spec);
 	} else {
@@ -402,6 +479,7 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 
 	/* The sweep: the latency table, and the timing path's levels. */
 	if (timing || cfg->cross_check || !cfg->level) {
+		phase_begin("latency sweep");
 		amp_ctx_init(&tctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 		amp_ctx_timing(&tctx);
 		if (amp_measure_latency(&tctx, sweep_within_bound(sweep_max(cfg, max_size), &r), &sw, &r,
@@ -412,7 +490,10 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		phase_done(cfg, &r, "latency sweep", &t);
 	}
 	if (!timing || cfg->cross_check) {
-		int st = characterise(cfg, host, b, &ctx, err, sizeof err);
+		int st;
+
+		phase_begin("counters");
+		st = characterise(cfg, host, b, &ctx, err, sizeof err);
 
 		if (st != AMP_EXIT_OK) {
 			fprintf(stderr, "amp: %s\n", err);
@@ -423,7 +504,10 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		phase_done(cfg, &r, "counters", &t);
 	}
 	if (timing || cfg->cross_check) {
-		int st = characterise_by_timing(cfg, host, &sw, &tctx, err, sizeof err);
+		int st;
+
+		phase_begin("timing");
+		st = characterise_by_timing(cfg, host, &sw, &tctx, err, sizeof err);
 
 		if (st != AMP_EXIT_OK) {
 			fprintf(stderr, "amp: %s\n", err);
@@ -451,11 +535,9 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 			fprintf(stderr, "amp:   cpu %-16s %7.2f s\n", cpu.bench[i].name, cpu.bench[i].seconds);
 	}
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
-	if (cfg->json)
-		amp_emit_json(&r, stdout);
-	else
-		amp_emit_text(&r, stdout);
-	return status;
+	amp_progress_stop();
+	*done = &r;
+	return amp_output(cfg, &r, status);
 }
 
 int amp_main(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "report.h"
 #include "timing.h"
+#include "vendor.h"
 
 void amp_json_string(FILE *out, const char *s)
 {
@@ -110,6 +111,8 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	}
 	fputs(r->nreported ? "\n  ]},\n" : "]},\n", out);
 	amp_emit_json_levels(r, out);
+	if (r->compare)
+		amp_compare_json(r->vendor, r->compare, out);
 	fputs("  \"latency\": {", out);
 	str(out, "method", r->latency_method, ", ");
 	if (r->sweep_note[0])

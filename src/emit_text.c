@@ -6,6 +6,7 @@
 #include "report.h"
 #include "timing.h"
 #include "util.h"
+#include "vendor.h"
 
 static void num(FILE *out, const struct amp_num *n, const char *fmt, const char *unit)
 {
@@ -126,6 +127,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 	}
 	if (r->cpu_part)
 		amp_cpu_emit_text(r->cpu_part, out);
+	if (r->compare)
+		amp_compare_text(r, r->vendor, r->compare, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

@@ -13,6 +13,7 @@
 #include "sim.h"
 #include "timer.h"
 #include "timing.h"
+#include "trace.h"
 
 /* A timed run lasts at least this long (20 us: 2000 timer resolutions). */
 #define T_MIN_NS 20000.0
@@ -153,6 +154,13 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
 	*misses = (double)res.min[0] - (double)c->overhead[ev];
 	if (*misses < 0)
 		*misses = 0;
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = p->name, .method = "counters",
+					  .region = p->region, .accesses = amp_plan_accesses(p, 1),
+					  .misses = *misses };
+
+		amp_trace(&e);
+	}
 	return 0;
 }
 
@@ -240,9 +248,9 @@ int amp_evictors_usable(const struct amp_level *lv)
 	return up->thrash_ways > 0;
 }
 
-int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
-		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
-		       char *err, size_t len)
+static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+			    uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
+			    char *err, size_t len)
 {
 	uint64_t far = far_unit * (n + 1); /* past every test line, a multiple of W */
 	struct amp_plan p;
@@ -310,6 +318,27 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
 	return 0;
 }
 
+/* The walk, and its rate to the observers. */
+static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+			    uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
+			    char *err, size_t len);
+
+int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
+		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
+		       char *err, size_t len)
+{
+	int rc = cyclic_rate_walk(c, lv, base, stride, n, evict, far_unit, rate, err, len);
+
+	if (rc == 0 && amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_WALK, .lv = lv, .lines = n, .stride = stride,
+					  .evict = evict, .rate = *rate,
+					  .method = amp_method_names[lv->method] };
+
+		amp_trace(&e);
+	}
+	return rc;
+}
+
 int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 		    uint64_t stride, uint64_t n, double *rate, char *err, size_t len)
 {
@@ -321,15 +350,44 @@ int amp_thrashes(const struct amp_level *lv, double rate)
 	return rate >= (lv->method == AMP_METHOD_TIMING ? THRASH_RATE_TIMING : THRASH_RATE);
 }
 
+/* The parameter a vote decides: lv's field that `out` is, or (a
+ * module's own working copy) the module at work. */
+static void vote_begin(const struct amp_level *lv, const struct amp_param *out, unsigned nv)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_VOTE_BEGIN, .lv = lv, .votes = nv,
+				  .method = amp_method_names[lv->method] };
+
+	amp_trace_set_param(NULL);
+	for (int i = 0; i < AMP_NPARAMS; i++)
+		if ((const char *)out == (const char *)lv + amp_param_fields[i].offset)
+			amp_trace_set_param(amp_param_fields[i].name);
+	amp_trace(&e);
+}
+
+static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int failed, int64_t value,
+		      const char *why)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_VOTE, .lv = lv, .vote = v, .votes = nv,
+				  .failed = failed, .value = value, .text = why };
+
+	amp_trace(&e);
+}
+
+static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
+		       unsigned failed, const char *first_err);
+
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
 {
 	uint64_t before = c->accesses;
 	unsigned nv = c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes, failed = 0;
-	int best = -1, best_count = 0;
 	char err[AMP_REASON_LEN], first_err[AMP_REASON_LEN] = "";
+
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	out->method = amp_method_names[lv->method];
+	if (amp_tracing())
+		vote_begin(lv, out, nv);
 	for (unsigned v = 0; v < nv; v++) {
 		int64_t value;
 
@@ -338,14 +396,34 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
 			if (!failed++)
 				snprintf(first_err, sizeof first_err, "%s", err);
+			if (amp_tracing())
+				vote_cast(lv, v, nv, 1, 0, err);
 			continue;
 		}
+		if (amp_tracing())
+			vote_cast(lv, v, nv, 0, value, NULL);
 		out->votes[out->nvotes++] = value;
 	}
+	rc = vote_decide(c, lv, out, nv, failed, first_err);
+	out->accesses = c->accesses - before;
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_DECIDED, .lv = lv, .result = out, .votes = nv };
+
+		amp_trace(&e);
+		amp_trace_set_param(NULL);
+	}
+	return rc;
+}
+
+/* The decision: the most common vote and its share. */
+static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
+		       unsigned failed, const char *first_err)
+{
+	int best = -1, best_count = 0;
+
 	if (!out->nvotes) {
 		amp_param_unknown(out, "%s", first_err);
 		out->method = amp_method_names[lv->method];
-		out->accesses = c->accesses - before;
 		return -1;
 	}
 	/* The most common vote; ties go to the earliest. */
@@ -362,7 +440,6 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 	out->known = 1;
 	out->value = out->votes[best];
 	out->confidence = (double)best_count / nv;
-	out->accesses = c->accesses - before;
 	if (out->confidence < c->min_confidence) {
 		out->inconclusive = 1;
 		snprintf(out->reason, sizeof out->reason, "votes split: %d of %u agree%s%s", best_count, nv,
@@ -567,6 +644,13 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 							  "%s", why);
 				continue;
 			}
+			if (amp_tracing()) {
+				struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = mod, .lv = lv,
+							  .method = amp_method_names[lv->method] };
+
+				amp_trace_set_module(mod);
+				amp_trace(&e);
+			}
 			/* A module that cannot run (memory bound, mmap or an
 			 * executable mapping refused) leaves its parameters
 			 * unknown with the reason; the others still run. */
@@ -578,6 +662,7 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 						amp_param_unknown(pa, "%s", why);
 				}
 		}
+		amp_trace_set_module(NULL);
 		if (last && strcmp(mod->name, last) == 0)
 			return 0;
 	}

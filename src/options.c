@@ -36,8 +36,42 @@ const struct amp_option amp_options[] = {
 	{ "reps", 0, "N", "repetitions per measurement; the minimum is kept (default 8)" },
 	{ "max-size", 0, "BYTES", "largest working set of the latency sweep (default 64M; K/M/G suffixes)" },
 	{ "max-memory", 0, "BYTES", "most memory amp may touch (default a quarter of the machine's, 64M to 1G)" },
+	{ "format", 0, "LIST", "output formats, comma-separated: text, json, csv, header (default text)" },
+	{ "output", 'o', "BASE", "write each format to BASE.txt, BASE.json, BASE.csv, BASE.h instead of stdout" },
+	{ "compare", 0, NULL, "print only the table of measured against reported (sysfs, CPUID) values" },
+	{ "curves", 0, "DIR", "write each experiment's raw curve to DIR as CSV and as an SVG chart" },
+	{ "quiet", 'q', NULL, "no progress line on standard error" },
+	{ "explain", 0, NULL, "narrate each experiment as it runs: hypothesis, accesses, counts, votes" },
+	{ "cache", 0, NULL, "reuse the JSON report kept in $XDG_CACHE_HOME/amp for this CPU and kernel" },
+	{ "refresh", 0, NULL, "with --cache: measure again and replace the kept report" },
 	{ NULL, 0, NULL, NULL },
 };
+
+const char *const amp_format_names[4] = { "text", "json", "csv", "header" };
+const char *const amp_format_suffixes[4] = { "txt", "json", "csv", "h" };
+
+/* "json,header" into AMP_FMT_* bits; 0 on a bad name. */
+static unsigned parse_formats(const char *list)
+{
+	unsigned bits = 0;
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		int found = 0;
+
+		for (int i = 0; i < 4; i++)
+			if (strlen(amp_format_names[i]) == n && strncmp(list, amp_format_names[i], n) == 0) {
+				bits |= 1u << i;
+				found = 1;
+			}
+		if (!found)
+			return 0;
+		list += n;
+		if (*list == ',' && *++list == '\0')
+			return 0;
+	}
+	return bits;
+}
 
 static int option_index(const char *name)
 {
@@ -177,6 +211,33 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			cfg->votes = (unsigned)u;
 		} else if (is(c, "json")) {
 			cfg->json = 1;
+			cfg->formats |= AMP_FMT_JSON;
+		} else if (is(c, "format")) {
+			unsigned f = parse_formats(optarg);
+
+			if (!f)
+				return bad_value(err, len, "format", optarg,
+						 "expected text, json, csv or header, or a comma list of them");
+			cfg->formats |= f;
+			cfg->json = (cfg->formats & AMP_FMT_JSON) != 0;
+		} else if (is(c, "output")) {
+			if (!*optarg)
+				return bad_value(err, len, "output", optarg, "expected a file name without suffix");
+			cfg->output = optarg;
+		} else if (is(c, "compare")) {
+			cfg->compare = 1;
+		} else if (is(c, "curves")) {
+			if (!*optarg)
+				return bad_value(err, len, "curves", optarg, "expected a directory");
+			cfg->curves = optarg;
+		} else if (c == 'q') {
+			cfg->quiet = 1;
+		} else if (is(c, "explain")) {
+			cfg->explain = 1;
+		} else if (is(c, "cache")) {
+			cfg->cache = 1;
+		} else if (is(c, "refresh")) {
+			cfg->refresh = 1;
 		} else if (is(c, "reps")) {
 			if (amp_parse_uint(optarg, 1, MAX_REPS, &u) < 0)
 				return bad_value(err, len, "reps", optarg, "expected an integer from 1 to 1000000");
@@ -201,6 +262,18 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 	}
 	if (cfg->counters + cfg->timing + cfg->cross_check > 1) {
 		snprintf(err, len, "--counters, --timing and --cross-check exclude each other");
+		return -1;
+	}
+	if (cfg->formats & (cfg->formats - 1) && !cfg->output) {
+		snprintf(err, len, "several formats need --output=BASE (one file per format)");
+		return -1;
+	}
+	if (cfg->compare && cfg->formats & ~(unsigned)AMP_FMT_TEXT) {
+		snprintf(err, len, "--compare prints a text table; the JSON has it as \"comparison\"");
+		return -1;
+	}
+	if (cfg->refresh && !cfg->cache) {
+		snprintf(err, len, "--refresh needs --cache");
 		return -1;
 	}
 	if (!cfg->sim && (cfg->sim_noise_given || cfg->pages_given)) {

@@ -34,7 +34,20 @@ struct amp_config {
 	unsigned reps, votes;
 	uint64_t max_size;       /* 0: default */
 	uint64_t max_memory;     /* --max-memory, 0: default (memlimit.h) */
+	unsigned formats;        /* --format: AMP_FMT_* bits; 0: text */
+	const char *output;      /* --output BASE: one file per format */
+	const char *curves;      /* --curves DIR: CSV and SVG per experiment */
+	int compare;             /* --compare: only measured against reported */
+	int quiet;               /* -q: no progress line */
+	int explain;             /* --explain: narrate each experiment */
+	int cache;               /* --cache: keep and reuse the JSON */
+	int refresh;             /* --refresh: measure again, replace the cache */
 };
+
+/* Output formats (--format); several at once need --output. */
+enum { AMP_FMT_TEXT = 1, AMP_FMT_JSON = 2, AMP_FMT_CSV = 4, AMP_FMT_HEADER = 8 };
+extern const char *const amp_format_names[4];     /* by bit number */
+extern const char *const amp_format_suffixes[4];  /* --output file suffix */
 
 struct amp_option {
 	const char *name;        /* long name */

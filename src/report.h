@@ -94,11 +94,20 @@ struct amp_report {
 	char memory_bound_why[128];
 	char sweep_note[128];           /* why the sweep stopped early, "" */
 	double wall_seconds;
+	/* Measured against reported (vendor.h): CPUID's view (NULL on a
+	 * simulated machine without AMP_CPUID_DUMP) and the table. */
+	const struct amp_vendor *vendor;
+	const struct amp_compare *compare;
 };
+
+struct amp_vendor;
+struct amp_compare;
 
 void amp_report_init(struct amp_report *r);
 void amp_emit_text(const struct amp_report *r, FILE *out);
 void amp_emit_json(const struct amp_report *r, FILE *out);
+void amp_emit_csv(const struct amp_report *r, FILE *out);    /* emit_csv.c */
+void amp_emit_header(const struct amp_report *r, FILE *out); /* emit_header.c */
 
 /* JSON string with escaping (shared by the emitters and listings). */
 void amp_json_string(FILE *out, const char *s);

@@ -10,6 +10,7 @@
 #include "timer.h"
 #include "util.h"
 #include "timing.h"
+#include "trace.h"
 
 #define MIN_WALK_ACCESSES 512      /* per measured run, before doubling */
 #define SWEEP_STRIDE 64            /* one load per 64 B (no line is smaller here) */
@@ -157,6 +158,12 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 	*rate = (excess - (lv->hit_ticks - amp_level_top(lv)->hit_ticks)) / gap;
 	if (*rate < 0)
 		*rate = 0;
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_TIMED, .lv = lv, .lines = n, .region = region,
+					  .excess = excess, .rate = *rate, .method = "timing" };
+
+		amp_trace(&e);
+	}
 	return 0;
 }
 
@@ -346,6 +353,12 @@ int amp_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, ch
 		if (sweep_point(c, size, (unsigned)k, &sw->raw[sw->n], err, len) < 0)
 			return -1;
 		sw->size[sw->n++] = size;
+		if (amp_tracing()) {
+			struct amp_trace_ev e = { .kind = AMP_TR_SWEEP, .region = size, .stride = max_size,
+						  .excess = sw->raw[sw->n - 1], .method = "timing" };
+
+			amp_trace(&e);
+		}
 		if (plateau_reached(sw))
 			break;
 	}

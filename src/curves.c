@@ -1,0 +1,553 @@
+/* curves.c - --curves=DIR: every experiment's raw measurements, as a CSV
+ * (control variable, measured value, the decision) and as an SVG chart
+ * for people (latency against working set with the levels found marked;
+ * miss rate against the hypothesis tested).  The recorder is an observer
+ * of the trace (trace.h); the charts are plain SVG 1.1, log scale where
+ * the control variable grows geometrically. */
+#include "config.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "measure.h"
+#include "progress.h"
+#include "report.h"
+#include "timing.h"
+#include "trace.h"
+#include "util.h"
+
+struct point {
+	unsigned vote;
+	enum amp_trace_kind kind;
+	char plan[24];
+	uint64_t lines, stride, region, accesses;
+	int evict;
+	double misses, excess, rate;
+};
+
+struct experiment {
+	char level[8], module[16], param[24], method[12];
+	char decision[AMP_REASON_LEN + 32];
+	unsigned vote;          /* votes cast so far */
+	int64_t votes[AMP_MAX_VOTES];
+	int nvotes;
+	struct point *pt;
+	int npt, cap;
+};
+
+static struct {
+	struct experiment *ex;
+	int n, cap;
+} rec;
+
+static struct experiment *current(void)
+{
+	return rec.n ? &rec.ex[rec.n - 1] : NULL;
+}
+
+static void on_event(const struct amp_trace_ev *e, void *arg)
+{
+	struct experiment *x;
+	struct point *p;
+
+	if (e->kind == AMP_TR_VOTE_BEGIN) {
+		if (rec.n == rec.cap) {
+			int cap = rec.cap ? 2 * rec.cap : 32;
+			struct experiment *more = realloc(rec.ex, (size_t)cap * sizeof *more);
+
+			if (!more)
+				return;
+			rec.ex = more;
+			rec.cap = cap;
+		}
+		x = &rec.ex[rec.n++];
+		memset(x, 0, sizeof *x);
+		snprintf(x->level, sizeof x->level, "%s", e->lv->name);
+		snprintf(x->module, sizeof x->module, "%s", e->module ? e->module->name : "");
+		snprintf(x->param, sizeof x->param, "%s", e->param ? e->param : x->module);
+		snprintf(x->method, sizeof x->method, "%s", e->method ? e->method : "");
+		return;
+	}
+	x = current();
+	if (!x)
+		return;
+	switch (e->kind) {
+	case AMP_TR_VOTE:
+		if (!e->failed && x->nvotes < AMP_MAX_VOTES)
+			x->votes[x->nvotes++] = e->value;
+		x->vote++;
+		return;
+	case AMP_TR_DECIDED:
+		if (!e->result->known)
+			snprintf(x->decision, sizeof x->decision, "unknown: %s", e->result->reason);
+		else
+			snprintf(x->decision, sizeof x->decision, "%lld (%.0f%% of the votes%s)",
+				 (long long)e->result->value, 100 * e->result->confidence,
+				 e->result->inconclusive ? ", inconclusive" : "");
+		return;
+	case AMP_TR_COUNT:
+	case AMP_TR_WALK:
+	case AMP_TR_TIMED:
+		break;
+	default:
+		return;
+	}
+	/* A walk's rate comes right after the count (or timing) of its
+	 * plan: the walk takes that point over, with its lines and stride. */
+	if (e->kind == AMP_TR_WALK && x->npt && x->pt[x->npt - 1].kind != AMP_TR_WALK &&
+	    x->pt[x->npt - 1].vote == x->vote) {
+		p = &x->pt[x->npt - 1];
+		p->kind = AMP_TR_WALK;
+		p->lines = e->lines;
+		p->stride = e->stride;
+		p->evict = e->evict;
+		p->rate = e->rate;
+		snprintf(p->plan, sizeof p->plan, "cyclic");
+		return;
+	}
+	if (x->npt == x->cap) {
+		int cap = x->cap ? 2 * x->cap : 64;
+		struct point *more = realloc(x->pt, (size_t)cap * sizeof *more);
+
+		if (!more)
+			return;
+		x->pt = more;
+		x->cap = cap;
+	}
+	p = &x->pt[x->npt++];
+	memset(p, 0, sizeof *p);
+	p->vote = x->vote;
+	p->kind = e->kind;
+	snprintf(p->plan, sizeof p->plan, "%s", e->plan ? e->plan : e->kind == AMP_TR_WALK ? "cyclic" : "timed");
+	p->lines = e->lines;
+	p->stride = e->stride;
+	p->region = e->region;
+	p->accesses = e->accesses;
+	p->evict = e->evict;
+	p->misses = e->misses;
+	p->excess = e->excess;
+	p->rate = e->kind == AMP_TR_COUNT ? (e->accesses ? e->misses / (double)e->accesses : 0) : e->rate;
+}
+
+void amp_curves_start(void)
+{
+	for (int i = 0; i < rec.n; i++)
+		free(rec.ex[i].pt);
+	free(rec.ex);
+	memset(&rec, 0, sizeof rec);
+	amp_trace_subscribe(on_event, NULL);
+}
+
+/* ---- SVG charts ---- */
+
+#define W 860
+#define H 520
+#define ML 90   /* margins: room for tick labels and axis titles */
+#define MR 200  /* the legend */
+#define MT 70
+#define MB 70
+#define MAX_SERIES 8
+
+static const char *const palette[MAX_SERIES] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+						 "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
+
+struct chart {
+	FILE *out;
+	double x0, x1, y0, y1;
+	int logx, logy;
+};
+
+static double px(const struct chart *c, double x)
+{
+	double f = c->logx ? (log2(x) - log2(c->x0)) / (log2(c->x1) - log2(c->x0)) : (x - c->x0) / (c->x1 - c->x0);
+
+	return ML + f * (W - ML - MR);
+}
+
+static double py(const struct chart *c, double y)
+{
+	double f = c->logy ? (log10(y) - log10(c->y0)) / (log10(c->y1) - log10(c->y0)) : (y - c->y0) / (c->y1 - c->y0);
+
+	return H - MB - f * (H - MT - MB);
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if (*s == '"')
+			fputs("&quot;", out);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, out);
+	}
+}
+
+static double nice_step(double range)
+{
+	double raw = range / 6, mag = pow(10, floor(log10(raw))), f = raw / mag;
+
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+/* Frame, title, axes with ticks and their labels. */
+static void chart_begin(struct chart *c, const char *title, const char *subtitle, const char *xlabel,
+			const char *ylabel, int bytes_x)
+{
+	FILE *out = c->out;
+	double step;
+	char buf[32];
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
+	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+	fprintf(out, "<text x=\"%d\" y=\"26\" font-size=\"16\" font-weight=\"bold\">", ML);
+	xml_text(out, title);
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"46\" fill=\"#444\">", ML);
+	xml_text(out, subtitle);
+	fprintf(out, "</text>\n");
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", ML, MT,
+		W - ML - MR, H - MT - MB);
+	/* x ticks: powers of two on a log axis, nice steps otherwise */
+	if (c->logx) {
+		for (double x = pow(2, ceil(log2(c->x0))); x <= c->x1 * 1.0001; x *= 2) {
+			int every = log2(c->x1 / c->x0) > 12 ? 2 : 1;
+
+			if ((long)log2(x) % every)
+				continue;
+			if (bytes_x)
+				amp_fmt_size((uint64_t)x, buf, sizeof buf);
+			else
+				snprintf(buf, sizeof buf, "%g", x);
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px(c, x), MT,
+				px(c, x), H - MB);
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", px(c, x), H - MB + 18,
+				buf);
+		}
+	} else {
+		step = nice_step(c->x1 - c->x0);
+		for (double x = ceil(c->x0 / step) * step; x <= c->x1 + step * 1e-6; x += step) {
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px(c, x), MT,
+				px(c, x), H - MB);
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", px(c, x), H - MB + 18, x);
+		}
+	}
+	if (c->logy) {
+		/* 1, 2, 5 per decade */
+		for (double d = pow(10, floor(log10(c->y0))); d <= c->y1; d *= 10)
+			for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) {
+				double y = d * m;
+
+				if (y < c->y0 || y > c->y1)
+					continue;
+				fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML,
+					py(c, y), W - MR, py(c, y));
+				fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6,
+					py(c, y) + 4, y);
+			}
+	} else {
+		step = nice_step(c->y1 - c->y0);
+		for (double y = ceil(c->y0 / step) * step; y <= c->y1 + step * 1e-6; y += step) {
+			fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML,
+				py(c, y), W - MR, py(c, y));
+			fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6,
+				py(c, y) + 4, y);
+		}
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", ML + (W - ML - MR) / 2, H - 22);
+	xml_text(out, xlabel);
+	fprintf(out, "</text>\n<text transform=\"translate(22,%d) rotate(-90)\" text-anchor=\"middle\">",
+		MT + (H - MT - MB) / 2);
+	xml_text(out, ylabel);
+	fprintf(out, "</text>\n");
+}
+
+static void legend(struct chart *c, int i, const char *name, const char *color, int dashed)
+{
+	int y = MT + 14 + 20 * i;
+
+	fprintf(c->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+		W - MR + 12, y - 4, W - MR + 36, y - 4, color, dashed ? " stroke-dasharray=\"5,3\"" : "");
+	fprintf(c->out, "<text x=\"%d\" y=\"%d\">", W - MR + 42, y);
+	xml_text(c->out, name);
+	fprintf(c->out, "</text>\n");
+}
+
+static void chart_end(struct chart *c)
+{
+	fprintf(c->out, "</svg>\n");
+}
+
+/* The latency sweep: ns (or ticks) per load against working set. */
+static int write_sweep(const char *dir, const struct amp_report *r, char *err, size_t len)
+{
+	const struct amp_sweep *sw = r->sweep;
+	double scale = r->tick_mhz.known ? 1000.0 / r->tick_mhz.value : 1, ymax = 0, ymin = 1e300;
+	const char *unit = r->tick_mhz.known ? "ns" : "simulated cycles";
+	const char *short_unit = r->tick_mhz.known ? "ns" : "cycles";
+	char path[1024], ylabel[64], sz[32], label[96];
+	struct chart c = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/latency-sweep.csv", dir);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	fprintf(f, "working_set_bytes,ticks_per_load,ticks_monotone,%s_per_load,level\n",
+		r->tick_mhz.known ? "ns" : "cycles");
+	for (int i = 0; i < sw->n; i++) {
+		int level = -1;
+
+		for (int k = 0; k < sw->nclusters; k++)
+			if (i >= sw->cl[k].first && i <= sw->cl[k].last)
+				level = k;
+		fprintf(f, "%llu,%.4f,%.4f,%.4f,", (unsigned long long)sw->size[i], sw->raw[i], sw->ticks[i],
+			sw->raw[i] * scale);
+		if (level < 0)
+			fprintf(f, "between levels\n");
+		else if (sw->reached_memory && level == sw->nclusters - 1)
+			fprintf(f, "memory\n");
+		else
+			fprintf(f, "level %d\n", level + 1);
+	}
+	if (fclose(f) != 0)
+		goto fail;
+
+	snprintf(path, sizeof path, "%s/latency-sweep.svg", dir);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	for (int i = 0; i < sw->n; i++) {
+		if (sw->raw[i] * scale > ymax)
+			ymax = sw->raw[i] * scale;
+		if (sw->raw[i] > 0 && sw->raw[i] * scale < ymin)
+			ymin = sw->raw[i] * scale;
+	}
+	c.out = f;
+	c.logx = 1;
+	c.x0 = sw->n ? (double)sw->size[0] : 4096;
+	c.x1 = sw->n > 1 ? (double)sw->size[sw->n - 1] : c.x0 * 2;
+	/* Memory is tens of times L1: a log axis keeps L1 and L2 apart. */
+	c.logy = ymax > 0 && ymin < ymax && ymax / ymin > 10;
+	c.y0 = c.logy ? pow(10, floor(log10(ymin))) : 0;
+	c.y1 = ymax > 0 ? ymax * (c.logy ? 1.5 : 1.1) : 1;
+	snprintf(ylabel, sizeof ylabel, "load latency (%s per load%s)", unit, c.logy ? ", log scale" : "");
+	snprintf(label, sizeof label, "%s; dashed: levels found (median latency, effective size)",
+		 r->sim_spec[0] ? "simulated machine" : r->cpu);
+	chart_begin(&c, "Load latency against working set (random pointer chase)", label,
+		    "working set (bytes, log scale)", ylabel, 1);
+	/* Reported capacities (sysfs or the spec), grey, for comparison. */
+	for (int i = 0; i < r->nreported; i++) {
+		const struct amp_reported_cache *rc = &r->reported[i];
+		double x = (double)rc->size;
+
+		if (strcmp(rc->type, "instruction") == 0 || x < c.x0 || x > c.x1)
+			continue;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\" stroke-dasharray=\"2,3\"/>\n",
+			px(&c, x), MT, px(&c, x), H - MB);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"#777\" font-size=\"11\" text-anchor=\"end\" "
+			"transform=\"rotate(-90 %.1f %d)\">reported L%d %s</text>\n", px(&c, x) - 3, MT + 6, px(&c, x) - 3,
+			MT + 6, rc->level, amp_fmt_size(rc->size, sz, sizeof sz));
+	}
+	/* The levels: latency as a dashed plateau, effective size as a line. */
+	for (int k = 0; k < sw->nclusters; k++) {
+		int mem = sw->reached_memory && k == sw->nclusters - 1;
+		double y = sw->cl[k].ticks * scale, xa = (double)sw->size[sw->cl[k].first];
+		double xb = (double)sw->size[mem ? sw->n - 1 : sw->cl[k].fits];
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\" "
+			"stroke-dasharray=\"6,4\"/>\n", px(&c, xa), py(&c, y), px(&c, xb), py(&c, y));
+		/* Each level's numbers in the legend column, clear of the curve. */
+		if (mem)
+			snprintf(label, sizeof label, "memory: %.1f %s", y, short_unit);
+		else
+			snprintf(label, sizeof label, "level %d: %.1f %s", k + 1, y, short_unit);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">", W - MR + 12, MT + 90 + 34 * k);
+		xml_text(f, label);
+		fprintf(f, "</text>\n");
+		if (!mem) {
+			snprintf(label, sizeof label, "  effective size %s", amp_fmt_size(sw->size[sw->cl[k].fits], sz, sizeof sz));
+			fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">", W - MR + 12, MT + 90 + 34 * k + 15);
+			xml_text(f, label);
+			fprintf(f, "</text>\n");
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">%d</text>\n", px(&c, xa) + 2,
+				py(&c, y) - 6, k + 1);
+		}
+		if (!mem)
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-width=\"1\"/>\n",
+				px(&c, xb), MT, px(&c, xb), H - MB);
+	}
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[0]);
+	for (int i = 0; i < sw->n; i++)
+		fprintf(f, "%.1f,%.1f ", px(&c, (double)sw->size[i]), py(&c, sw->raw[i] * scale));
+	fprintf(f, "\"/>\n");
+	for (int i = 0; i < sw->n; i++)
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px(&c, (double)sw->size[i]),
+			py(&c, sw->raw[i] * scale), palette[0]);
+	legend(&c, 0, "measured (min of runs)", palette[0], 0);
+	legend(&c, 1, "level found", "#d62728", 1);
+	legend(&c, 2, "reported capacity", "#999", 1);
+	chart_end(&c);
+	if (fclose(f) != 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* One experiment: its CSV and its chart.  Walks (the associativity
+ * search and its kin) plot miss rate against lines per walk, one series
+ * per stride; counted plans plot misses per access against the
+ * measurement's number. */
+static int write_experiment(const char *dir, int index, const struct experiment *x, char *err, size_t len)
+{
+	char base[160], path[1024], title[160], sub[AMP_REASON_LEN + 64];
+	int walks = 0;
+	uint64_t strides[MAX_SERIES];
+	int nstrides = 0;
+	double xmin = 1e300, xmax = 0, ymax = 0;
+	struct chart c = { 0 };
+	FILE *f;
+
+	if (strcmp(x->module, x->param) == 0)
+		snprintf(base, sizeof base, "%02d-%s-%s", index, x->level, x->module);
+	else
+		snprintf(base, sizeof base, "%02d-%s-%s-%s", index, x->level, x->module, x->param);
+	for (char *p = base; *p; p++)
+		if (*p == ' ' || *p == '/')
+			*p = '_';
+	snprintf(path, sizeof path, "%s/%s.csv", dir, base);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	fprintf(f, "vote,measurement,plan,lines,stride_bytes,region_bytes,accesses,misses,excess_ticks,miss_rate,vote_value,decision\n");
+	for (int i = 0; i < x->npt; i++) {
+		const struct point *p = &x->pt[i];
+
+		fprintf(f, "%u,%s,%s,%llu,%llu,%llu,%llu,%.3f,%.4f,%.4f,", p->vote + 1,
+			p->kind == AMP_TR_WALK ? "walk" : p->kind == AMP_TR_TIMED ? "timed" : "count", p->plan,
+			(unsigned long long)p->lines, (unsigned long long)p->stride, (unsigned long long)p->region,
+			(unsigned long long)p->accesses, p->misses, p->excess, p->rate);
+		if ((int)p->vote < x->nvotes)
+			fprintf(f, "%lld,", (long long)x->votes[p->vote]);
+		else
+			fprintf(f, ",");
+		fprintf(f, "\"%s\"\n", x->decision);
+		if (p->kind != AMP_TR_COUNT)
+			walks++;
+	}
+	if (fclose(f) != 0)
+		goto fail;
+
+	/* The chart's axes. */
+	for (int i = 0; i < x->npt; i++) {
+		const struct point *p = &x->pt[i];
+		double xv = walks ? (double)p->lines : (double)(i + 1);
+
+		if (walks && p->kind == AMP_TR_COUNT)
+			continue;
+		if (xv < xmin)
+			xmin = xv;
+		if (xv > xmax)
+			xmax = xv;
+		if (p->rate > ymax)
+			ymax = p->rate;
+		if (walks && p->kind == AMP_TR_WALK) {
+			int s;
+
+			for (s = 0; s < nstrides && strides[s] != p->stride; s++)
+				;
+			if (s == nstrides && nstrides < MAX_SERIES)
+				strides[nstrides++] = p->stride;
+		}
+	}
+	if (x->npt == 0) {
+		xmin = 0;
+		xmax = 1;
+	}
+	snprintf(path, sizeof path, "%s/%s.svg", dir, base);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	c.out = f;
+	c.logx = walks && xmin > 0 && xmax / xmin >= 8;
+	c.x0 = c.logx ? xmin : (walks ? 0 : 0);
+	c.x1 = xmax > c.x0 ? xmax : c.x0 + 1;
+	if (!c.logx)
+		c.x1 = c.x1 + 1;
+	c.y0 = 0;
+	c.y1 = ymax > 1 ? ymax * 1.1 : 1.1;
+	snprintf(title, sizeof title, "%s %s: %s (%s)", x->level, x->param, x->module, x->method);
+	snprintf(sub, sizeof sub, "decided: %s", x->decision[0] ? x->decision : "-");
+	chart_begin(&c, title, sub, walks ? "lines per walk (the hypothesis: how many lines one set holds)"
+					  : "measurement (in order; votes alternate colours)",
+		    walks ? (strcmp(x->method, "timing") == 0 ? "share of accesses missing (from time; 1 = all)"
+							       : "miss rate per access")
+			  : "misses per measured access", 0);
+	if (walks && x->nvotes && x->decision[0] && !strstr(x->decision, "unknown")) {
+		double d = (double)atoll(x->decision);
+
+		if (d >= c.x0 && d <= c.x1) {
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"6,4\"/>\n",
+				px(&c, d), MT, px(&c, d), H - MB);
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\" text-anchor=\"end\">decided: %.0f</text>\n",
+				px(&c, d) - 4, MT + 16, d);
+		}
+	}
+	if (walks) {
+		for (int s = 0; s <= nstrides; s++) {
+			char name[48], stride[32];
+			int first = 1;
+
+			/* Series: one per stride (walks), the timed walks last. */
+			if (s < nstrides)
+				snprintf(name, sizeof name, "stride %s", amp_fmt_size(strides[s], stride, sizeof stride));
+			else
+				snprintf(name, sizeof name, "timed walks");
+			for (int i = 0; i < x->npt; i++) {
+				const struct point *p = &x->pt[i];
+				int match = s < nstrides ? p->kind == AMP_TR_WALK && p->stride == strides[s]
+							 : p->kind == AMP_TR_TIMED;
+
+				if (!match)
+					continue;
+				if (first)
+					legend(&c, s, name, palette[s % MAX_SERIES], 0);
+				first = 0;
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" fill-opacity=\"0.7\"/>\n",
+					px(&c, (double)p->lines), py(&c, p->rate), palette[s % MAX_SERIES]);
+			}
+		}
+	} else {
+		for (int i = 0; i < x->npt; i++)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", px(&c, (double)(i + 1)),
+				py(&c, x->pt[i].rate), palette[x->pt[i].vote % 2]);
+		legend(&c, 0, "odd votes", palette[0], 0);
+		legend(&c, 1, "even votes", palette[1], 0);
+	}
+	chart_end(&c);
+	if (fclose(f) != 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
+int amp_curves_write(const char *dir, const struct amp_report *r, char *err, size_t len)
+{
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		snprintf(err, len, "--curves: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (r->sweep && r->sweep->n && write_sweep(dir, r, err, len) < 0)
+		return -1;
+	for (int i = 0; i < rec.n; i++)
+		if (rec.ex[i].npt && write_experiment(dir, i + 1, &rec.ex[i], err, len) < 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* trace.c - the observers of a run (see trace.h). */
+#include "config.h"
+#include <stddef.h>
+#include "trace.h"
+
+#define MAX_OBSERVERS 4
+
+static struct {
+	amp_trace_fn fn;
+	void *arg;
+} observers[MAX_OBSERVERS];
+static int nobservers;
+static const struct amp_module *current_module;
+static const char *current_param;
+
+int amp_trace_subscribe(amp_trace_fn fn, void *arg)
+{
+	if (nobservers >= MAX_OBSERVERS)
+		return -1;
+	observers[nobservers].fn = fn;
+	observers[nobservers].arg = arg;
+	nobservers++;
+	return 0;
+}
+
+void amp_trace_clear(void)
+{
+	nobservers = 0;
+	current_module = NULL;
+	current_param = NULL;
+}
+
+int amp_tracing(void)
+{
+	return nobservers > 0;
+}
+
+void amp_trace_set_module(const struct amp_module *m)
+{
+	current_module = m;
+}
+
+void amp_trace_set_param(const char *param)
+{
+	current_param = param;
+}
+
+const char *amp_trace_param(void)
+{
+	return current_param;
+}
+
+void amp_trace(struct amp_trace_ev *e)
+{
+	if (!e->module)
+		e->module = current_module;
+	if (!e->param)
+		e->param = current_param;
+	for (int i = 0; i < nobservers; i++)
+		observers[i].fn(e, observers[i].arg);
+}
