@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "amp.h"
+#include "cpu_sys.h"
 #include "eventmap.h"
 #include "options.h"
 #include "plan.h"
@@ -271,6 +272,41 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	return AMP_EXIT_OK;
 }
 
+struct phase_arg {
+	const struct amp_config *cfg;
+	struct amp_report *r;
+	uint64_t *t;
+};
+
+static void cpu_phase_done(void *arg, const char *name)
+{
+	struct phase_arg *p = arg;
+
+	phase_done(p->cfg, p->r, name, p->t);
+}
+
+/* --cpu: the cores as a system (cpu_sys.c), sized by the sweep's levels;
+ * a simulated machine has no cores to time. */
+static void characterise_cpu(const struct amp_config *cfg, const struct amp_host *host,
+			     const struct amp_sweep *sw, struct amp_report *r, uint64_t *t)
+{
+	static struct amp_cpusys s;
+	struct amp_cpusys_opts o = { .seed = cfg->seed, .phase_done = cpu_phase_done };
+	struct phase_arg pa = { cfg, r, t };
+	char err[AMP_REASON_LEN];
+
+	r->cpusys = &s;
+	if (host->sim) {
+		amp_cpusys_unknown(&s, "a simulated machine has no cores to time: --cpu measures real hardware only");
+		return;
+	}
+	for (int k = 0; k < sw->nclusters - sw->reached_memory && o.nlevels < AMP_CPUSYS_MAX_LEVELS; k++)
+		o.level_bytes[o.nlevels++] = sw->size[sw->cl[k].fits];
+	o.phase_arg = &pa;
+	if (amp_cpusys_measure(&s, &o, err, sizeof err) < 0)
+		amp_cpusys_unknown(&s, err);
+}
+
 static int inconclusive(const struct amp_ctx *c)
 {
 	for (int i = 0; i < c->nlv; i++)
@@ -384,6 +420,8 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "timing", &t);
 	}
+	if (cfg->cpu)
+		characterise_cpu(cfg, host, &sw, &r, &t);
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
 	if (cfg->json)
 		amp_emit_json(&r, stdout);

@@ -2,6 +2,7 @@
  * which fields to expect; amp(1) documents each). */
 #include "config.h"
 #include <stdio.h>
+#include "cpu_sys.h"
 #include "report.h"
 #include "timing.h"
 
@@ -131,6 +132,13 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	fputs("]},\n  ", out);
 	num(out, "memory_latency_ticks", &r->memory_ticks, ",\n  ");
 	num(out, "core_mhz", &r->core_mhz, ",\n");
+	if (r->cpusys) {
+		fprintf(out, "  \"cpu\": {\n    \"measured\": %s", r->cpusys->ncpus ? "true" : "false");
+		amp_cpusys_json_members(r->cpusys, out);
+		fputs("\n  },\n", out);
+	} else {
+		fputs("  \"cpu\": null, \"cpu_reason\": \"not asked for (--cpu)\",\n", out);
+	}
 	fputs("  \"phases\": [", out);
 	for (int i = 0; i < r->nphases; i++)
 		fprintf(out, "%s{\"name\": \"%s\", \"seconds\": %.3f}", i ? ", " : "", r->phase[i].name,

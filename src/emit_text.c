@@ -2,6 +2,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
+#include "cpu_sys.h"
 #include "report.h"
 #include "timing.h"
 #include "util.h"
@@ -115,6 +116,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		num(out, &r->memory_ticks, "%.1f", " ticks\n");
 	if (!r->memory_ticks.known)
 		fprintf(out, "\n");
+	if (r->cpusys)
+		amp_cpusys_emit_text(r->cpusys, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

@@ -28,6 +28,7 @@ const struct amp_option amp_options[] = {
 	{ "counters", 0, NULL, "characterise caches and TLBs with miss counters; fail (status 3) if none" },
 	{ "timing", 0, NULL, "measure by timing (X-Ray, BlackjackBench) even where miss counters are usable" },
 	{ "cross-check", 0, NULL, "measure with counters and by timing; report every parameter they disagree on" },
+	{ "cpu", 0, NULL, "also characterise the cores: frequency, instruction latencies, registers, contexts, time slot, locality, bandwidth" },
 	{ "verbose", 'v', NULL, "print each phase's wall time on standard error" },
 	{ "level", 0, "NAME", "characterise only this level and the levels above it: L1d L1i L2 L3 L4 DTLB ITLB STLB" },
 	{ "votes", 0, "N", "votes per parameter; the most common answer wins (default 8)" },
@@ -146,6 +147,8 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			cfg->timing = 1;
 		} else if (is(c, "cross-check")) {
 			cfg->cross_check = 1;
+		} else if (is(c, "cpu")) {
+			cfg->cpu = 1;
 		} else if (is(c, "verbose")) {
 			cfg->verbose = 1;
 		} else if (is(c, "level")) {

@@ -24,6 +24,8 @@ void amp_num_set(struct amp_num *n, double v);
 void amp_num_unknown(struct amp_num *n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct amp_cpusys;
+
 struct amp_backend_status {
 	const char *name;
 	int priority, usable;
@@ -81,6 +83,8 @@ struct amp_report {
 	const struct amp_ctx *hier;     /* NULL when not characterised */
 	/* --cross-check: the timing path's result beside the counters' */
 	const struct amp_ctx *cross;
+	/* --cpu: contexts, time slot, locality, bandwidth (cpu_sys.h) */
+	const struct amp_cpusys *cpusys;
 	/* Wall time per phase (-v, and the JSON) */
 	int nphases;
 	struct { const char *name; double seconds; } phase[12];
