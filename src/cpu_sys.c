@@ -16,18 +16,23 @@
 const char *const amp_work_names[AMP_WORK_KINDS] = { "integer", "float", "memory" };
 
 #define DEFAULT_BUDGET_S 15.0
-#define CTX_UNIT_NS 25000000ULL    /* one thread's work for the context curves */
+#define CTX_UNIT_NS 20000000ULL    /* one thread's work for the context curves */
 #define CTX_STOP_RATIO 2.0         /* a curve goes on until M threads take this long */
 #define FIRST_STEP_MIN 0.1         /* a smaller first step is noise, not a step */
 #define SMT_UNIT_NS 10000000ULL
 #define SMT_SLOWDOWN 1.5           /* both threads on one core: near 2 */
 #define SLOT_RUN_NS 600000000ULL   /* how long the oversubscribed threads run */
 #define SLOT_THRESHOLD_NS 20000    /* BlackjackBench's 20 us: far above a loop turn */
+/* A virtual machine's exits and the host's interrupts take the thread
+ * away for tens of microseconds, often: more often than slots end.
+ * Gaps this short are counted but are not candidates for the slot. */
+#define SLOT_MODE_FLOOR_MS 0.2
 #define SLOT_MAX_GAPS 4096
 #define SLOT_MIN_GAPS 10
 #define GAP_MODE_WIDTH 0.1
 #define CLIQUE_MIN_RATIO 1.2       /* faster pairs this much above the slowest: a clique */
-#define REPS 3
+#define CTX_REPS 5
+#define SMT_REPS 5
 
 /* ---- the analyses ---- */
 
@@ -68,19 +73,23 @@ int amp_first_step(const double *y, int n, double min_rel)
 	return -1;
 }
 
-double amp_gap_mode(double *gaps, int n, double rel_width)
+double amp_gap_mode(double *gaps, int n, double rel_width, double floor)
 {
-	int best_i = 0, best_j = 0;
+	int best_i = -1, best_j = -1, lo = 0;
 
 	if (n <= 0)
 		return 0;
 	qsort(gaps, (size_t)n, sizeof *gaps, cmp_double);
-	for (int i = 0, j = 0; i < n; i++) {
+	while (lo < n && gaps[lo] < floor)
+		lo++;
+	if (lo == n)
+		return 0;
+	for (int i = lo, j = lo; i < n; i++) {
 		if (j < i)
 			j = i;
 		while (j + 1 < n && gaps[j + 1] <= gaps[i] * (1 + rel_width))
 			j++;
-		if (j - i > best_j - best_i) {
+		if (best_i < 0 || j - i > best_j - best_i) {
 			best_i = i;
 			best_j = j;
 		}
@@ -387,19 +396,25 @@ static void work_member(struct amp_team_member *m)
 	m->result = (double)(amp_now_ns() - m->start_ns);
 }
 
-/* Iterations that take one thread about unit_ns here. */
+/* Iterations that take one thread about unit_ns here: the fastest of a
+ * few runs (a run the OS interrupted takes longer, never shorter). */
 static uint64_t calibrate(enum amp_work kind, uint64_t unit_ns)
 {
-	uint64_t iters = 1 << 14;
+	uint64_t iters = 1 << 12, best = 0;
 
 	for (;;) {
-		uint64_t t0 = amp_now_ns(), dt;
+		for (int r = 0; r < 5; r++) {
+			uint64_t t0 = amp_now_ns(), dt;
 
-		do_work(kind, iters, 1);
-		dt = amp_now_ns() - t0;
-		if (dt >= unit_ns / 8 || iters >= (1ULL << 40))
-			return (uint64_t)((double)iters * (double)unit_ns / (double)(dt ? dt : 1));
+			do_work(kind, iters, 1);
+			dt = amp_now_ns() - t0;
+			if (!best || dt < best)
+				best = dt;
+		}
+		if (best >= unit_ns / 16 || iters >= (1ULL << 40))
+			return (uint64_t)((double)iters * (double)unit_ns / (double)(best ? best : 1));
 		iters *= 4;
+		best = 0;
 	}
 }
 
@@ -411,33 +426,33 @@ static void measure_contexts(struct amp_cpusys *s, enum amp_work kind, uint64_t 
 	struct amp_team_member m[AMP_CPUSYS_MAX_THREADS];
 	struct work_job job = { kind, calibrate(kind, CTX_UNIT_NS) };
 	int max_m = 2 * s->ncpus < AMP_CPUSYS_MAX_THREADS ? 2 * s->ncpus : AMP_CPUSYS_MAX_THREADS;
+	double best[AMP_CPUSYS_MAX_THREADS] = { 0 };
 	char err[AMP_REASON_LEN];
-	double t1 = 0;
-	int step;
+	int step, n = max_m < 3 ? 3 : max_m;
 
-	if (max_m < 3)
-		max_m = 3;
-	c->n = 0;
-	/* Unpinned threads: the OS spreads them as it would an application's. */
-	for (int nth = 1; nth <= max_m; nth++) {
-		double best = 0;
-
-		for (int r = 0; r < REPS; r++) {
+	/* Unpinned threads: the OS spreads them as it would an
+	 * application's.  The repetitions go round the whole curve, so a
+	 * burst of other load spoils one point of a round, not a point. */
+	for (int r = 0; r < CTX_REPS; r++)
+		for (int nth = 1; nth <= n; nth++) {
 			uint64_t wall = amp_team_run(nth, NULL, work_member, &job, m, err, sizeof err);
 
 			if (!wall) {
 				amp_num_unknown(&c->count, "%s", err);
 				return;
 			}
-			if (!best || wall < best)
-				best = (double)wall;
+			if (!best[nth - 1] || wall < best[nth - 1])
+				best[nth - 1] = (double)wall;
+			/* Past the time, or (first round) M threads took twice
+			 * as long as one: the curve is long enough. */
+			if (r == 0 && nth > 1 && best[nth - 1] >= CTX_STOP_RATIO * best[0])
+				n = nth;
+			if (amp_now_ns() > deadline && nth == n)
+				r = CTX_REPS;
 		}
-		if (nth == 1)
-			t1 = best;
-		c->norm[c->n++] = best / t1;
-		if ((nth > 1 && best / t1 >= CTX_STOP_RATIO) || amp_now_ns() > deadline)
-			break;
-	}
+	c->n = n;
+	for (int i = 0; i < n; i++)
+		c->norm[i] = best[i] / best[0];
 	step = amp_first_step(c->norm, c->n, FIRST_STEP_MIN);
 	if (step >= 0)
 		amp_num_set(&c->count, step + 1);
@@ -448,24 +463,38 @@ static void measure_contexts(struct amp_cpusys *s, enum amp_work kind, uint64_t 
 
 /* ---- SMT pairs (X-Ray 3.6) ---- */
 
-static double time_alone(int cpu, enum amp_work kind, uint64_t iters)
+/* The slowdown of the pair a, b running `kind` together: each thread's
+ * time against its CPU's time alone, measured just before, the worse of
+ * the two; the best of the repetitions (other load only slows). */
+static double pair_slowdown(int a, int b, enum amp_work kind, uint64_t iters, char *err, size_t len)
 {
-	struct amp_team_member m;
 	struct work_job job = { kind, iters };
-	char err[AMP_REASON_LEN];
+	struct amp_team_member m[2], one;
+	int cpus[2] = { a, b };
 	double best = 0;
 
-	for (int r = 0; r < REPS; r++)
-		if (amp_team_run(1, &cpu, work_member, &job, &m, err, sizeof err) &&
-		    (!best || m.result < best))
-			best = m.result;
+	for (int r = 0; r < SMT_REPS; r++) {
+		double alone[2], worst = 0;
+
+		for (int k = 0; k < 2; k++) {
+			if (!amp_team_run(1, &cpus[k], work_member, &job, &one, err, len))
+				return 0;
+			alone[k] = one.result;
+		}
+		if (!amp_team_run(2, cpus, work_member, &job, m, err, len))
+			return 0;
+		for (int k = 0; k < 2; k++)
+			if (m[k].result / alone[k] > worst)
+				worst = m[k].result / alone[k];
+		if (!best || worst < best)
+			best = worst;
+	}
 	return best;
 }
 
 static void measure_smt(struct amp_cpusys *s, uint64_t deadline)
 {
 	uint64_t iters[2] = { calibrate(AMP_WORK_INT, SMT_UNIT_NS), calibrate(AMP_WORK_FLOAT, SMT_UNIT_NS) };
-	double alone[AMP_CPUSYS_MAX_CPUS][2];
 	int max_pairs = (int)(sizeof s->smt / sizeof s->smt[0]);
 	char err[AMP_REASON_LEN];
 
@@ -474,49 +503,28 @@ static void measure_smt(struct amp_cpusys *s, uint64_t deadline)
 		snprintf(s->smt_reason, sizeof s->smt_reason, "threads cannot be pinned to CPUs (%s)", s->pin_reason);
 		return;
 	}
-	if (s->ncpus < 2) {
-		s->smt_known = 1;
-		return;
-	}
-	for (int i = 0; i < s->ncpus; i++)
-		for (int k = 0; k < 2; k++)
-			alone[i][k] = time_alone(s->cpu[i], (enum amp_work)k, iters[k]);
 	s->npairs_smt = 0;
 	for (int i = 0; i < s->ncpus; i++)
 		for (int j = i + 1; j < s->ncpus; j++) {
 			struct amp_smt_pair *p = &s->smt[s->npairs_smt];
-			int cpus[2] = { s->cpu[i], s->cpu[j] };
 
 			if (s->npairs_smt == max_pairs || amp_now_ns() > deadline) {
 				snprintf(s->smt_reason, sizeof s->smt_reason,
 					 "%d of %d pairs tested within the time budget", s->npairs_smt, s->smt_total);
 				return;
 			}
-			p->a = cpus[0];
-			p->b = cpus[1];
+			p->a = s->cpu[i];
+			p->b = s->cpu[j];
 			for (int k = 0; k < 2; k++) {
-				struct work_job job = { (enum amp_work)k, iters[k] };
-				struct amp_team_member m[2];
-				double best = 0;
-
-				for (int r = 0; r < REPS; r++) {
-					double worst;
-
-					if (!amp_team_run(2, cpus, work_member, &job, m, err, sizeof err)) {
-						snprintf(s->smt_reason, sizeof s->smt_reason, "%s", err);
-						return;
-					}
-					/* The slower of the two, each against itself alone. */
-					worst = m[0].result / alone[i][k];
-					if (m[1].result / alone[j][k] > worst)
-						worst = m[1].result / alone[j][k];
-					if (!best || worst < best)
-						best = worst;
+				p->slowdown[k] = pair_slowdown(p->a, p->b, (enum amp_work)k, iters[k], err, sizeof err);
+				if (!p->slowdown[k]) {
+					snprintf(s->smt_reason, sizeof s->smt_reason, "%s", err);
+					return;
 				}
-				p->slowdown[k] = best;
-				if (best >= SMT_SLOWDOWN)
-					p->shared = 1;
 			}
+			/* Two threads of one core share its units: both kinds
+			 * slow down (one alone is more likely other load). */
+			p->shared = p->slowdown[0] >= SMT_SLOWDOWN && p->slowdown[1] >= SMT_SLOWDOWN;
 			s->npairs_smt++;
 		}
 	s->smt_known = 1;
@@ -583,12 +591,14 @@ static void measure_slot(struct amp_cpusys *s)
 		memmove(job.gaps + total, job.gaps + (size_t)i * SLOT_MAX_GAPS, sizeof(double) * (size_t)job.ngaps[i]);
 		total += job.ngaps[i];
 	}
-	s->slot_gaps = total;
-	if (total < SLOT_MIN_GAPS)
-		amp_num_unknown(&s->slot_ms, "only %d gaps above %d us in %.1f s: the threads were hardly interleaved",
-				total, SLOT_THRESHOLD_NS / 1000, SLOT_RUN_NS / 1e9);
+	s->slot_gaps = 0;
+	for (int i = 0; i < total; i++)
+		s->slot_gaps += job.gaps[i] >= SLOT_MODE_FLOOR_MS;
+	if (s->slot_gaps < SLOT_MIN_GAPS)
+		amp_num_unknown(&s->slot_ms, "only %d gaps above %.1f ms in %.1f s: the threads were hardly interleaved",
+				s->slot_gaps, SLOT_MODE_FLOOR_MS, SLOT_RUN_NS / 1e9);
 	else
-		amp_num_set(&s->slot_ms, amp_gap_mode(job.gaps, total, GAP_MODE_WIDTH));
+		amp_num_set(&s->slot_ms, amp_gap_mode(job.gaps, total, GAP_MODE_WIDTH, SLOT_MODE_FLOOR_MS));
 	free(job.gaps);
 }
 

@@ -124,10 +124,11 @@ void amp_cpusys_json_members(const struct amp_cpusys *s, FILE *out);
  * (noise), or -1 when there are fewer than two points or no such step. */
 int amp_first_step(const double *y, int n, double min_rel);
 
-/* The mode of positive gaps: the value around which they are densest,
- * the median of the largest set of gaps within a factor (1 + rel_width)
- * of each other.  Sorts gaps in place; 0 when n is 0. */
-double amp_gap_mode(double *gaps, int n, double rel_width);
+/* The mode of the gaps not below floor: the value around which they are
+ * densest, the median of the largest set of them within a factor
+ * (1 + rel_width) of each other.  Sorts gaps in place; 0 when none is
+ * at least floor. */
+double amp_gap_mode(double *gaps, int n, double rel_width, double floor);
 
 /* The locality tree (BlackjackBench 3.1.4) from producer-consumer
  * bandwidth between n CPUs: bw[b * n * n + i * n + j] for block size

@@ -89,7 +89,7 @@ static void test_gap_mode(void)
 	for (int i = 0; i < 10; i++)
 		g[n++] = 20 + (double)amp_rng_below(&rng, 100);
 	{
-		double m = amp_gap_mode(g, n, 0.1);
+		double m = amp_gap_mode(g, n, 0.1, 0.2);
 
 		tap_ok(fabs(m - 4.0) < 0.15, "gap mode: 4 ms among doubled slots and short interruptions (got %.3f)", m);
 	}
@@ -99,11 +99,23 @@ static void test_gap_mode(void)
 	for (int i = 0; i < 30; i++)
 		g[n++] = 0.05 + (double)amp_rng_below(&rng, 1000) / 1000.0 * 10;
 	{
-		double m = amp_gap_mode(g, n, 0.1);
+		double m = amp_gap_mode(g, n, 0.1, 0.2);
 
 		tap_ok(fabs(m - 2.8) < 0.1, "gap mode: 2.8 ms among spread outliers (got %.3f)", m);
 	}
-	tap_ok(amp_gap_mode(g, 0, 0.1) == 0, "gap mode: no gaps, 0");
+	/* A virtual machine: short exits far more often than slots end. */
+	n = 0;
+	for (int i = 0; i < 300; i++)
+		g[n++] = 0.03 + (double)amp_rng_below(&rng, 1000) / 1000.0 * 0.03;
+	for (int i = 0; i < 60; i++)
+		g[n++] = 12.0 * (1 + noise(0.01));
+	{
+		double m = amp_gap_mode(g, n, 0.1, 0.2);
+
+		tap_ok(fabs(m - 12.0) < 0.2, "gap mode: 12 ms among 300 short exits below the floor (got %.3f)", m);
+	}
+	tap_ok(amp_gap_mode(g, 300, 0.1, 0.2) == 0, "gap mode: only gaps below the floor, 0");
+	tap_ok(amp_gap_mode(g, 0, 0.1, 0.2) == 0, "gap mode: no gaps, 0");
 }
 
 /* bw[b][i][j] for a machine described by `group(level, cpu)`: CPUs in
