@@ -834,11 +834,14 @@ void amp_cpusys_emit_text(const struct amp_cpusys *s, FILE *out)
 {
 	char b1[32];
 
+	if (!s->ncpus) {
+		/* Nothing ran: one reason for every value. */
+		fprintf(out, "\nCPU: not measured (%s)\n", s->pin_reason);
+		return;
+	}
 	fprintf(out, "\nCPU (threads and the timer):\n  CPUs:               ");
 	for (int i = 0; i < s->ncpus; i++)
 		fprintf(out, "%s%d", i ? "," : "", s->cpu[i]);
-	if (!s->ncpus)
-		fprintf(out, "none");
 	fprintf(out, s->pinned ? " (threads pinned)\n" : " (threads not pinned: %s)\n", s->pin_reason);
 	fprintf(out, "  Execution contexts: (time of M threads over one, M = 1, 2, ...)\n");
 	for (int k = 0; k < AMP_WORK_KINDS; k++) {
