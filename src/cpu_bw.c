@@ -9,9 +9,11 @@
 #include "timer.h"
 #include "util.h"
 
-#define REPS 3
-#define PC_BYTES (32ULL << 20)     /* one thread's updates per repetition */
-#define BW_BYTES (256ULL << 20)    /* one thread's traffic per repetition */
+/* Many short repetitions: on a loaded machine a long one is always cut
+ * by another program's time slice; the best one of many is not. */
+#define REPS 5
+#define PC_BYTES (8ULL << 20)      /* one thread's updates per repetition */
+#define BW_BYTES (128ULL << 20)    /* one thread's traffic per repetition */
 
 /* 16 bytes: a vector every 64-bit target keeps in a register (SSE2,
  * NEON); wider generic vectors are split, and spilled, without AVX. */

@@ -53,7 +53,7 @@ static double median_of(double *v, int n)
 
 int amp_first_step(const double *y, int n, double min_rel)
 {
-	double m[AMP_CPUSYS_MAX_THREADS * 4], dy[AMP_CPUSYS_MAX_THREADS * 4], mean = 0;
+	double m[AMP_CPUSYS_MAX_THREADS * 4], dy[AMP_CPUSYS_MAX_THREADS * 4], mean = 0, biggest = 0, threshold;
 
 	if (n < 2 || n > (int)(sizeof m / sizeof m[0]))
 		return -1;
@@ -64,11 +64,19 @@ int amp_first_step(const double *y, int n, double min_rel)
 	for (int i = 0; i < n - 1; i++) {
 		dy[i] = m[i] > 0 ? (m[i + 1] - m[i]) / m[i] : 0;
 		mean += dy[i] / (n - 1);
+		if (dy[i] > biggest)
+			biggest = dy[i];
 	}
-	/* The floor keeps a long flat run, whose mean step is tiny, from
-	 * taking its noise for the step. */
+	/* The mean separates noise from steps when most steps are noise;
+	 * when every step is real (no flat part: one context) half of them
+	 * fall below it, so half the biggest step caps it.  The floor keeps
+	 * a long flat run, whose mean step is tiny, from taking its noise
+	 * for the step. */
+	threshold = mean < biggest / 2 ? mean : biggest / 2;
+	if (threshold < min_rel)
+		threshold = min_rel;
 	for (int i = 0; i < n - 1; i++)
-		if (dy[i] >= mean && dy[i] >= min_rel)
+		if (dy[i] >= threshold)
 			return i;
 	return -1;
 }

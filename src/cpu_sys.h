@@ -119,9 +119,10 @@ void amp_cpusys_json_members(const struct amp_cpusys *s, FILE *out);
 
 /* First step (BlackjackBench 4.1, 4.2.1): y made non-decreasing from
  * the right (y_i = min over j >= i), relative steps dY_i = (y_{i+1} -
- * y_i) / y_i, and the first i whose dY_i reaches their mean.  Returns
- * that i (the curve is flat up to point i), skipping steps below min_rel
- * (noise), or -1 when there are fewer than two points or no such step. */
+ * y_i) / y_i, and the first i whose dY_i reaches their mean (or half
+ * the biggest dY, if smaller: a curve with no flat part) and min_rel
+ * (below it is noise).  Returns that i (the curve is flat up to point
+ * i), or -1 when there are fewer than two points or no such step. */
 int amp_first_step(const double *y, int n, double min_rel);
 
 /* The mode of the gaps not below floor: the value around which they are

@@ -65,6 +65,12 @@ static void test_first_step(void)
 
 		tap_eq(amp_first_step(c, 3, 0.1), 0, "first step: 1 context");
 	}
+	/* No flat part: every step real (one context, on a loaded machine). */
+	{
+		double c[] = { 1.0, 1.62, 2.64 };
+
+		tap_eq(amp_first_step(c, 3, 0.1), 0, "first step: a curve with no flat part has its step at once");
+	}
 	/* No step: flat noise only. */
 	{
 		double c[] = { 1.0, 1.02, 0.99, 1.03, 1.01, 1.04 };
