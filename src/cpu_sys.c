@@ -543,25 +543,36 @@ static void measure_smt(struct amp_cpusys *s, uint64_t deadline)
 struct slot_job {
 	uint64_t run_ticks, threshold_ticks;
 	double ticks_per_ms;
-	int ngaps[AMP_CPUSYS_MAX_THREADS * 2];
-	double *gaps;              /* SLOT_MAX_GAPS per thread */
+	int ngaps[AMP_CPUSYS_MAX_THREADS * 2], nruns[AMP_CPUSYS_MAX_THREADS * 2];
+	double *gaps, *runs;       /* SLOT_MAX_GAPS per thread */
 };
 
 static void slot_member(struct amp_team_member *m)
 {
 	struct slot_job *j = m->arg;
 	double *gaps = j->gaps + (size_t)m->index * SLOT_MAX_GAPS;
-	uint64_t t0 = amp_ticks(), prev = t0, now;
-	int n = 0;
+	double *runs = j->runs + (size_t)m->index * SLOT_MAX_GAPS;
+	uint64_t t0 = amp_ticks(), prev = t0, now, run_start = 0;
+	uint64_t floor = (uint64_t)(SLOT_MODE_FLOOR_MS * j->ticks_per_ms);
+	int n = 0, nr = 0;
 
 	/* A turn of this loop takes tens of ns; a gap above the threshold is
-	 * time the thread did not run. */
+	 * time the thread did not run.  Between two gaps of a slot's kind
+	 * (above the floor) the thread ran uninterrupted: its own slot (the
+	 * first run started with the loop, not with a slot). */
 	while ((now = amp_ticks()) - t0 < j->run_ticks) {
-		if (now - prev > j->threshold_ticks && n < SLOT_MAX_GAPS)
+		if (now - prev > j->threshold_ticks && n < SLOT_MAX_GAPS) {
 			gaps[n++] = (double)(now - prev) / j->ticks_per_ms;
+			if (now - prev >= floor) {
+				if (run_start)
+					runs[nr++] = (double)(prev - run_start) / j->ticks_per_ms;
+				run_start = now;
+			}
+		}
 		prev = now;
 	}
 	j->ngaps[m->index] = n;
+	j->nruns[m->index] = nr;
 }
 
 static void measure_slot(struct amp_cpusys *s)
@@ -585,20 +596,35 @@ static void measure_slot(struct amp_cpusys *s)
 	job.threshold_ticks = (uint64_t)(SLOT_THRESHOLD_NS * tpns);
 	job.ticks_per_ms = tpns * 1e6;
 	job.gaps = malloc(sizeof(double) * SLOT_MAX_GAPS * (size_t)nth);
-	if (!job.gaps) {
+	job.runs = malloc(sizeof(double) * SLOT_MAX_GAPS * (size_t)nth);
+	if (!job.gaps || !job.runs) {
 		amp_num_unknown(&s->slot_ms, "out of memory");
+		amp_num_unknown(&s->slot_run_ms, "out of memory");
+		free(job.gaps);
+		free(job.runs);
 		return;
 	}
 	if (!amp_team_run(nth, s->pinned ? cpus : NULL, slot_member, &job, m, err, sizeof err)) {
 		amp_num_unknown(&s->slot_ms, "%s", err);
+		amp_num_unknown(&s->slot_run_ms, "%s", err);
 		free(job.gaps);
+		free(job.runs);
 		return;
 	}
-	/* Pool every thread's gaps. */
-	for (int i = 0; i < nth; i++) {
+	/* Pool every thread's gaps, and runs. */
+	for (int i = 0, nr = 0; i < nth; i++) {
 		memmove(job.gaps + total, job.gaps + (size_t)i * SLOT_MAX_GAPS, sizeof(double) * (size_t)job.ngaps[i]);
 		total += job.ngaps[i];
+		memmove(job.runs + nr, job.runs + (size_t)i * SLOT_MAX_GAPS, sizeof(double) * (size_t)job.nruns[i]);
+		nr += job.nruns[i];
+		s->slot_runs = nr;
 	}
+	if (s->slot_runs < SLOT_MIN_GAPS)
+		amp_num_unknown(&s->slot_run_ms, "only %d uninterrupted runs between gaps above %.1f ms", s->slot_runs,
+				SLOT_MODE_FLOOR_MS);
+	else
+		amp_num_set(&s->slot_run_ms, amp_gap_mode(job.runs, s->slot_runs, GAP_MODE_WIDTH, SLOT_MODE_FLOOR_MS));
+	free(job.runs);
 	s->slot_gaps = 0;
 	for (int i = 0; i < total; i++)
 		s->slot_gaps += job.gaps[i] >= SLOT_MODE_FLOOR_MS;
@@ -733,6 +759,7 @@ void amp_cpusys_unknown(struct amp_cpusys *s, const char *why)
 		amp_num_unknown(&s->ctx[k].count, "%s", why);
 	snprintf(s->smt_reason, sizeof s->smt_reason, "%s", why);
 	amp_num_unknown(&s->slot_ms, "%s", why);
+	amp_num_unknown(&s->slot_run_ms, "%s", why);
 	s->slot_cpu = -1;
 	snprintf(s->loc_reason, sizeof s->loc_reason, "%s", why);
 	snprintf(s->bw_reason, sizeof s->bw_reason, "%s", why);
@@ -881,6 +908,11 @@ void amp_cpusys_emit_text(const struct amp_cpusys *s, FILE *out)
 	if (s->slot_ms.known)
 		fprintf(out, " (mode of %d gaps, %s)", s->slot_gaps,
 			s->slot_cpu >= 0 ? "two threads on one CPU" : "two threads per CPU, unpinned");
+	fprintf(out, "\n                      a thread's own runs between gaps: ");
+	text_num(out, &s->slot_run_ms, "%.2f ms");
+	if (s->slot_ms.known && s->slot_run_ms.known && s->slot_ms.value > 1.5 * s->slot_run_ms.value)
+		fprintf(out, "\n                      (gaps of %.0f runs: other programs share the CPU)",
+			s->slot_ms.value / s->slot_run_ms.value);
 	fprintf(out, "\n  Locality tree:      ");
 	if (s->loc_known) {
 		fprintf(out, "(producer-consumer, one-way GB/s between two CPUs)\n");
@@ -1026,7 +1058,8 @@ void amp_cpusys_json_members(const struct amp_cpusys *s, FILE *out)
 	fputs("]", out);
 	fputs(",\n    ", out);
 	json_num(out, "scheduler_slot_ms", &s->slot_ms);
-	fprintf(out, ", \"scheduler_slot_gaps\": %d", s->slot_gaps);
+	fprintf(out, ", \"scheduler_slot_gaps\": %d, ", s->slot_gaps);
+	json_num(out, "scheduler_run_ms", &s->slot_run_ms);
 	fputs(",\n    \"locality\": ", out);
 	if (s->loc_known) {
 		fputs("{\"tree\": ", out);

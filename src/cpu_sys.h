@@ -82,8 +82,12 @@ struct amp_cpusys {
 	struct amp_smt_pair smt[2 * AMP_CPUSYS_MAX_CPUS]; /* the pairs tested */
 	int smt_total;             /* pairs there are */
 	/* Scheduler time slot (BlackjackBench 3.6). */
-	struct amp_num slot_ms;
+	struct amp_num slot_ms;    /* mode of the gaps (BlackjackBench) */
 	int slot_gaps;
+	/* Mode of a thread's uninterrupted runs between gaps: the slot
+	 * itself; the gaps are longer when other programs share the CPU. */
+	struct amp_num slot_run_ms;
+	int slot_runs;
 	int slot_cpu;              /* -1: unpinned threads */
 	/* Producer-consumer pair bandwidth and the locality tree. */
 	int loc_known;

@@ -207,6 +207,7 @@ for k in ("integer", "float", "memory"):
     assert c["execution_contexts"]["normalised_time"][k][0] == 1
 assert isinstance(c["smt_pairs"], list) or c["smt_pairs_reason"]
 assert c["scheduler_slot_ms"] is None or c["scheduler_slot_ms"] > 0
+assert c["scheduler_run_ms"] is None or c["scheduler_run_ms"] > 0
 def walk(n, cpus):
     assert set(n["cpus"]) <= set(cpus)
     for ch in n["children"]:
