@@ -9,6 +9,7 @@
 #include <time.h>
 #include "amp.h"
 #include "cpu.h"
+#include "cpu_sys.h"
 #include "eventmap.h"
 #include "memlimit.h"
 #include "options.h"
@@ -359,6 +360,41 @@ static uint64_t sweep_within_bound(uint64_t max_size, struct amp_report *r)
 	return size;
 }
 
+struct phase_arg {
+	const struct amp_config *cfg;
+	struct amp_report *r;
+	uint64_t *t;
+};
+
+static void cpu_phase_done(void *arg, const char *name)
+{
+	struct phase_arg *p = arg;
+
+	phase_done(p->cfg, p->r, name, p->t);
+}
+
+/* --cpu: the cores as a system (cpu_sys.c), sized by the sweep's levels;
+ * a simulated machine has no cores to time. */
+static void characterise_cpu(const struct amp_config *cfg, const struct amp_host *host,
+			     const struct amp_sweep *sw, struct amp_report *r, uint64_t *t)
+{
+	static struct amp_cpusys s;
+	struct amp_cpusys_opts o = { .seed = cfg->seed, .phase_done = cpu_phase_done };
+	struct phase_arg pa = { cfg, r, t };
+	char err[AMP_REASON_LEN];
+
+	r->cpusys = &s;
+	if (host->sim) {
+		amp_cpusys_unknown(&s, "a simulated machine has no cores to time: --cpu measures real hardware only");
+		return;
+	}
+	for (int k = 0; k < sw->nclusters - sw->reached_memory && o.nlevels < AMP_CPUSYS_MAX_LEVELS; k++)
+		o.level_bytes[o.nlevels++] = sw->size[sw->cl[k].fits];
+	o.phase_arg = &pa;
+	if (amp_cpusys_measure(&s, &o, err, sizeof err) < 0)
+		amp_cpusys_unknown(&s, err);
+}
+
 static int inconclusive(const struct amp_ctx *c)
 {
 	for (int i = 0; i < c->nlv; i++)
@@ -534,6 +570,8 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		for (int i = 0; cfg->verbose && i < cpu.nbench; i++)
 			fprintf(stderr, "amp:   cpu %-16s %7.2f s\n", cpu.bench[i].name, cpu.bench[i].seconds);
 	}
+	if (cfg->cpu)
+		characterise_cpu(cfg, host, &sw, &r, &t);
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
 	amp_progress_stop();
 	*done = &r;

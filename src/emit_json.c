@@ -3,6 +3,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "cpu.h"
+#include "cpu_sys.h"
 #include "report.h"
 #include "timing.h"
 #include "vendor.h"
@@ -137,13 +138,17 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	fputs("]},\n  ", out);
 	num(out, "memory_latency_ticks", &r->memory_ticks, ",\n  ");
 	num(out, "core_mhz", &r->core_mhz, ",\n");
-	fputs("  \"cpu\": ", out);
-	if (r->cpu_part) {
-		fputs("{\n    ", out);
-		amp_cpu_json_members(r->cpu_part, out);
+	if (r->cpu_part || r->cpusys) {
+		fputs("  \"cpu\": {\n    ", out);
+		if (r->cpu_part)
+			amp_cpu_json_members(r->cpu_part, out);
+		else
+			fputs("\"reason\": null", out);
+		if (r->cpusys)
+			amp_cpusys_json_members(r->cpusys, out);
 		fputs("\n  },\n", out);
 	} else {
-		fputs("null,\n", out);
+		fputs("  \"cpu\": null, \"cpu_reason\": \"not asked for (--cpu)\",\n", out);
 	}
 	fputs("  \"phases\": [", out);
 	for (int i = 0; i < r->nphases; i++)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cpu.h"
+#include "cpu_sys.h"
 #include "report.h"
 #include "timing.h"
 #include "util.h"
@@ -129,6 +130,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		amp_cpu_emit_text(r->cpu_part, out);
 	if (r->compare)
 		amp_compare_text(r, r->vendor, r->compare, out);
+	if (r->cpusys)
+		amp_cpusys_emit_text(r->cpusys, out);
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

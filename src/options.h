@@ -28,7 +28,7 @@ struct amp_config {
 	int counters;            /* --counters: miss counters required */
 	int timing;              /* --timing: measure by timing even with counters */
 	int cross_check;         /* --cross-check: counters and timing, compared */
-	int cpu;   /* --cpu: the CPU characterisation too */
+	int cpu;                 /* --cpu: the CPU characterisation too */
 	int verbose;             /* -v: per-phase wall times on stderr */
 	const char *level;       /* --level NAME, NULL: every level */
 	unsigned reps, votes;

@@ -25,6 +25,7 @@ void amp_num_unknown(struct amp_num *n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 struct amp_cpu;
+struct amp_cpusys;
 
 struct amp_backend_status {
 	const char *name;
@@ -85,9 +86,11 @@ struct amp_report {
 	const struct amp_ctx *cross;
 	/* --cpu: the CPU characterisation (NULL when not asked for) */
 	const struct amp_cpu *cpu_part;
+	/* --cpu: contexts, time slot, locality, bandwidth (cpu_sys.h) */
+	const struct amp_cpusys *cpusys;
 	/* Wall time per phase (-v, and the JSON) */
 	int nphases;
-	struct { const char *name; double seconds; } phase[12];
+	struct { const char *name; double seconds; } phase[32];
 	char hier_missing[2 * AMP_REASON_LEN]; /* why not */
 	/* The memory bound (--max-memory) and why it is what it is */
 	uint64_t memory_bound;

@@ -237,22 +237,22 @@ static int sweep_point(struct amp_ctx *c, uint64_t size, unsigned idx, double *t
 	return rc;
 }
 
-/* Quality threshold clustering of points [a, b] (BlackjackBench Fig. 11,
- * on a monotone curve, so a cluster is a run of neighbours): the longest
- * run whose spread is within QT_DIAMETER of its mean becomes a cluster,
- * then the parts on either side are clustered the same way. */
-static void qt_cluster(struct amp_sweep *sw, int a, int b, int *first, int *last, int *n)
+/* Quality threshold clustering of y[a..b] (BlackjackBench Fig. 11, on a
+ * non-decreasing sequence, so a cluster is a run of neighbours): the
+ * longest run whose spread is within QT_DIAMETER of its mean becomes a
+ * cluster, then the parts on either side are clustered the same way. */
+static void qt_cluster(const double *y, int a, int b, int *first, int *last, int *n, int max)
 {
 	int best_i = a, best_j = a;
 
-	if (a > b || *n >= AMP_SWEEP_MAX_POINTS)
+	if (a > b || *n >= max)
 		return;
 	for (int i = a; i <= b; i++) {
 		double sum = 0;
 
 		for (int j = i; j <= b; j++) {
-			sum += sw->ticks[j];
-			if (sw->ticks[j] - sw->ticks[i] > QT_DIAMETER * sum / (j - i + 1))
+			sum += y[j];
+			if (y[j] - y[i] > QT_DIAMETER * sum / (j - i + 1))
 				break;
 			if (j - i > best_j - best_i) {
 				best_i = i;
@@ -263,20 +263,17 @@ static void qt_cluster(struct amp_sweep *sw, int a, int b, int *first, int *last
 	first[*n] = best_i;
 	last[*n] = best_j;
 	(*n)++;
-	qt_cluster(sw, a, best_i - 1, first, last, n);
-	qt_cluster(sw, best_j + 1, b, first, last, n);
+	qt_cluster(y, a, best_i - 1, first, last, n, max);
+	qt_cluster(y, best_j + 1, b, first, last, n, max);
 }
 
-void amp_sweep_analyse(struct amp_sweep *sw)
+int amp_qt_runs(const double *y, int n, int *first, int *last, int max)
 {
-	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n = 0;
+	int k = 0;
 
-	/* Monotonicity: a bigger working set is never faster; a dip is noise. */
-	for (int i = 0; i < sw->n; i++)
-		sw->ticks[i] = i && sw->raw[i] < sw->ticks[i - 1] ? sw->ticks[i - 1] : sw->raw[i];
-	qt_cluster(sw, 0, sw->n - 1, first, last, &n);
-	/* In size order (the runs do not overlap). */
-	for (int i = 1; i < n; i++)
+	qt_cluster(y, 0, n - 1, first, last, &k, max);
+	/* In order (the runs do not overlap). */
+	for (int i = 1; i < k; i++)
 		for (int j = i; j > 0 && first[j] < first[j - 1]; j--) {
 			int f = first[j], l = last[j];
 
@@ -285,6 +282,17 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 			first[j - 1] = f;
 			last[j - 1] = l;
 		}
+	return k;
+}
+
+void amp_sweep_analyse(struct amp_sweep *sw)
+{
+	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n;
+
+	/* Monotonicity: a bigger working set is never faster; a dip is noise. */
+	for (int i = 0; i < sw->n; i++)
+		sw->ticks[i] = i && sw->raw[i] < sw->ticks[i - 1] ? sw->ticks[i - 1] : sw->raw[i];
+	n = amp_qt_runs(sw->ticks, sw->n, first, last, AMP_SWEEP_MAX_POINTS);
 	sw->nclusters = 0;
 	for (int i = 0; i < n; i++) {
 		double lat = sw->ticks[first[i]];

@@ -41,6 +41,12 @@ int amp_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, ch
 /* Monotonicity and clustering of sw's points (exposed for the tests). */
 void amp_sweep_analyse(struct amp_sweep *sw);
 
+/* Quality threshold clustering (BlackjackBench 4.2.3) of the
+ * non-decreasing y[0..n-1] into runs of neighbours whose spread stays
+ * within a quarter of their mean: run i is y[first[i]..last[i]], in
+ * order; returns how many (at most max). */
+int amp_qt_runs(const double *y, int n, int *first, int *last, int max);
+
 /* Ticks per measured access of plan p: the measured passes' walks are
  * doubled until a run lasts c->t_min_ticks (X-Ray section 2), then the
  * minimum over c->reps runs is kept, timer overhead removed.  The plan's

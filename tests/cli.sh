@@ -218,6 +218,51 @@ assert set(c["registers"]) == {"int", "double", "vector"}
 assert [b["name"] for b in c["benchmarks"]] == ["frequency", "instructions", "fma", "registers"]
 '
 	ok $? "--cpu --json: the cpu object has its fields"
+# --cpu: a simulated machine has no cores to time (status 0, a reason);
+# a short real run gives the cpu members (structure only: no timing).
+run --sim=pii-233 --max-size=64K --cpu --json
+expect_status 0 "--cpu --sim=pii-233: the memory run's status"
+has "$out" '"cpu": {' "--cpu --sim: a cpu object"
+has "$out" '"scheduler_slot_ms": null, "scheduler_slot_ms_reason": "a simulated machine has no cores to time' "--cpu --sim: each value unknown with the reason"
+run --sim=pii-233 --max-size=64K --cpu
+has "$out" "CPU: not measured (a simulated machine has no cores to time" "--cpu --sim text: the CPU section says why not"
+run --sim=pii-233 --max-size=64K --json
+has "$out" '"cpu": null, "cpu_reason": "not asked for (--cpu)"' "without --cpu: cpu null with a reason"
+run --max-size=64K --reps=2 --cpu --json -v
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+ok $? "--cpu --json on this machine: measured or inconclusive (exit $rc)"
+has "$err" "cpu bandwidth" "-v: the CPU benchmarks' wall times"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["cpu"]
+assert c["measured"] is True and len(c["cpus"]) >= 1
+for k in ("integer", "float", "memory"):
+    v = c["execution_contexts"][k]
+    assert (isinstance(v, (int, float)) and v >= 1) or c["execution_contexts"][k + "_reason"]
+    assert c["execution_contexts"]["normalised_time"][k][0] == 1
+assert isinstance(c["smt_pairs"], list) or c["smt_pairs_reason"]
+assert c["scheduler_slot_ms"] is None or c["scheduler_slot_ms"] > 0
+assert c["scheduler_run_ms"] is None or c["scheduler_run_ms"] > 0
+def walk(n, cpus):
+    assert set(n["cpus"]) <= set(cpus)
+    for ch in n["children"]:
+        walk(ch, n["cpus"])
+if c["locality"] is not None:
+    walk(c["locality"]["tree"], c["cpus"])
+    assert sorted(c["locality"]["tree"]["cpus"]) == sorted(c["cpus"])
+else:
+    assert c["locality_reason"]
+b = c["bandwidth"]
+assert b["unit"] == "GB/s" and len(b["points"]) >= 2
+for p in b["points"]:
+    for w in ("one_core", "all_cores"):
+        for op in ("read", "write", "copy"):
+            assert p[w][op] is None or p[w][op] > 0
+assert [p["name"] for p in d["phases"]][-5:] == ["cpu contexts", "cpu smt pairs", "cpu time slot", "cpu locality", "cpu bandwidth"]
+'
+	ok $? "--cpu JSON: contexts, SMT pairs, slot, locality tree over the CPUs used, bandwidth points, phases"
 else
 	ok 0 "# SKIP python3 not installed"
 fi
