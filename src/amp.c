@@ -417,6 +417,10 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 	host_identity(&id);
 	if (cfg->cache && cache_lookup(cfg, &id, cache_file, sizeof cache_file, &status))
 		return status;
+	if (cfg->curves && amp_curves_check(cfg->curves, err, sizeof err) < 0) {
+		fprintf(stderr, "amp: %s\n", err);
+		return AMP_EXIT_RESOURCE;
+	}
 	amp_trace_clear();
 	amp_progress_start(cfg->quiet);
 	if (cfg->explain)

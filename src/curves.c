@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "measure.h"
 #include "progress.h"
@@ -536,6 +537,19 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 fail:
 	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
 	return -1;
+}
+
+int amp_curves_check(const char *dir, char *err, size_t len)
+{
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		snprintf(err, len, "--curves: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		snprintf(err, len, "--curves: cannot write in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int amp_curves_write(const char *dir, const struct amp_report *r, char *err, size_t len)

@@ -24,6 +24,9 @@ void amp_explain_start(FILE *out);
  * writes them, and the latency sweep, to dir (created if absent) as
  * CSV and SVG.  0, or -1 with err. */
 void amp_curves_start(void);
+/* Creates DIR if needed and checks amp can write in it, before any
+ * measurement; 0, or -1 with the reason. */
+int amp_curves_check(const char *dir, char *err, size_t len);
 int amp_curves_write(const char *dir, const struct amp_report *r, char *err, size_t len);
 
 #endif

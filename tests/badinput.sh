@@ -6,9 +6,21 @@
 # test: a new option brings its bad values with it.
 . "${AMP_TEST_SRCDIR:-$(dirname "$0")}/setup.sh"
 
-# bad_values NAME: malformed and out-of-range values, one per line.
+# bad_values NAME: malformed and out-of-range values, one per line; a
+# path amp cannot write is a missing resource (status 3), listed by
+# unwritable NAME.
+unwritable() {
+	case $1 in
+	output) printf '%s\n' '/nonexistent/dir/base' '/proc/amp-base' ;;
+	curves) printf '%s\n' '/nonexistent/dir' '/proc/amp-curves' ;;
+	*) return 1 ;;
+	esac
+}
+
 bad_values() {
 	case $1 in
+	format) printf '%s\n' 'xml' 'json,' 'JSON' 'text,,json' ',' ;;
+	output|curves) printf '%s\n' ;;
 	backend) printf '%s\n' 'perfx' 'PERF' 'sim,perf' ;;
 	sim) printf '%s\n' 'nosuch' 'L1d:size=0' 'L1d:size=16K,assoc=0' 'L1d:size=16K,line=48' 'L1d;;' ;;
 	sim-noise) printf '%s\n' 'x' '-0.1' '1' '1.5' 'nan' 'inf' '0.5x' ;;
@@ -23,8 +35,8 @@ bad_values() {
 	esac
 }
 
-refused() {  # refused DESCRIPTION: status 2, one line, nothing on stdout
-	expect_status 2 "$1"
+refused() {  # refused DESCRIPTION [STATUS]: status 2, one line, nothing on stdout
+	expect_status "${2:-2}" "$1"
 	one_line "$err" "$1: one line on stderr"
 	[ -z "$out" ]
 	ok $? "$1: nothing on stdout"
@@ -39,9 +51,16 @@ while read -r name arg; do
 		refused "--$name= (empty)"
 		if bad_values "$name" >"$TMPD/bad"; then
 			while IFS= read -r v; do
+				[ -n "$v" ] || continue
 				run "--$name=$v"
 				refused "--$name='$v'"
 			done <"$TMPD/bad"
+			if unwritable "$name" >"$TMPD/bad"; then
+				while IFS= read -r v; do
+					run --sim=p5-133 --level=L1d --counters "--$name=$v"
+					refused "--$name='$v' (cannot write there)" 3
+				done <"$TMPD/bad"
+			fi
 		else
 			ok 1 "--$name has bad values in badinput.sh"
 		fi
