@@ -15,6 +15,7 @@
 #include "timer.h"
 #include "timing.h"
 #include "tlb_timing.h"
+#include "insn_timing.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE (64ULL << 20)
@@ -253,9 +254,12 @@ static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 static int characterise_by_timing(const struct amp_config *cfg, const struct amp_host *host,
 				  const struct amp_sweep *sw, struct amp_ctx *ctx, char *err, size_t len)
 {
-	static struct amp_tlb_timing tlb;
+	static struct amp_tlb_timing tlb, itlb;
+	static struct amp_sweep code;
 	int want_tlb = !cfg->level || strcasecmp(cfg->level, "DTLB") == 0 ||
 		       strcasecmp(cfg->level, "STLB") == 0;
+	int want_insn = !cfg->level || strcasecmp(cfg->level, "L1i") == 0;
+	int want_itlb = !cfg->level || strcasecmp(cfg->level, "ITLB") == 0;
 
 	amp_ctx_init(ctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 	amp_ctx_timing(ctx);
@@ -265,6 +269,18 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 		if (amp_tlb_timing_measure(host, cfg->reps, cfg->seed, &tlb, err, len) < 0)
 			return AMP_EXIT_FAILED;
 		amp_tlb_timing_fill(ctx, &tlb);
+	}
+	/* The instruction side: the code sweep (L1i), the TLB sweep with
+	 * jumps (ITLB); its modules run with the others. */
+	if (want_insn) {
+		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) < 0)
+			return AMP_EXIT_FAILED;
+		amp_insn_levels_fill(ctx, &code);
+	}
+	if (want_itlb) {
+		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) < 0)
+			return AMP_EXIT_FAILED;
+		amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
 	}
 	if (amp_characterise(ctx, err, len) < 0)
 		return AMP_EXIT_FAILED;

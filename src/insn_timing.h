@@ -1,0 +1,28 @@
+/* insn_timing.h - the instruction side by timing: a code-size sweep
+ * (time per jump of a chain of jumps, one per line, against the size
+ * of the code) whose clusters give L1i's hit time and the next level's,
+ * and the ITLB from the TLB sweep run with jumps. */
+#ifndef AMP_INSN_TIMING_H
+#define AMP_INSN_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "measure.h"
+#include "timing.h"
+#include "tlb_timing.h"
+
+/* Code sizes swept up to this (the level below L1i must show). */
+#define AMP_INSN_SWEEP_MAX (1ULL << 20)
+
+/* Ticks per jump of code of 4 KiB .. max_size, one jump per 64 B line,
+ * page windows in random order; clustered like the data sweep.  0, or
+ * -1 with err. */
+int amp_insn_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, char *err,
+		       size_t len);
+/* Makes the timing path's L1i measurable from the sweep (its hit time
+ * and the next level's); otherwise says why in its nc_reason. */
+void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw);
+/* Fills the ITLB from a TLB sweep run with instruction fetches. */
+void amp_insn_tlb_fill(struct amp_ctx *c, const struct amp_tlb_timing *t);
+
+#endif

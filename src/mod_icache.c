@@ -1,0 +1,188 @@
+/* mod_icache.c - instruction-cache capacity by timing, with the control
+ * engine of the I-cache paper (X-Ray, "Automatic Measurement of
+ * Instruction Cache Capacity", Fig. 6).
+ *
+ * The nano-benchmark: a contiguous block of N lines of code, each line
+ * a few jumps, run cyclically (lines of 16-page windows in random order:
+ * no stride for a next-line prefetcher); its time per line.  A baseline
+ * sample of S sizes just above N0 gives the mean mu and deviation sigma
+ * of the time while everything fits; a time at or above mu + T sigma is
+ * a significant rise.  N doubles from N0 until the time rises, then a
+ * binary search between N/2 and N finds the largest N that does not;
+ * every time is smoothed as the minimum over N-I/2..N+I/2 (isolated
+ * fluctuations do not end the search early).  Capacity = N x line.
+ *
+ * Op caches: each taken jump ends an op-cache entry, so with k jumps a
+ * line an op cache covers k times less code while the L1i still covers
+ * its bytes.  The search runs with K and K/2 jumps a line: an edge that
+ * moves with k is an op cache (entries, not bytes); then the search runs
+ * again from a baseline above it and finds the L1i's edge.  (On the
+ * simulated machine, which has no op cache, both edges agree.)
+ *
+ * The threshold has a floor of FLOOR x mu: an exact machine has sigma
+ * 0, and one line too many in one set of a cache of a thousand lines
+ * rises by well under a percent. */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "measure.h"
+#include "timing.h"
+
+#define BASE_BYTES 2048   /* N0: the baseline starts at 2 KiB of code */
+#define SAMPLE 8          /* S */
+#define T_SIGMA 2.0       /* T */
+#define SMOOTH 5          /* I */
+#define FLOOR 0.005
+#define MAX_BYTES (64ULL << 20)
+#define WINDOW_PAGES 16
+#define MAX_JUMPS 8       /* per line, 8 bytes apart */
+#define OPCACHE_MOVE 1.5  /* an edge this much further at half the jumps: an op cache */
+
+struct loop {
+	struct amp_ctx *c;
+	const struct amp_level *lv;
+	uint64_t line;
+	unsigned jumps;
+	uint64_t seed;
+};
+
+/* Time per line of code of n lines. */
+static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+{
+	struct amp_plan p;
+	int seq, rc;
+
+	amp_plan_init(&p, "icache", n * l->line + l->line);
+	p.fetch_jumps = l->jumps;
+	seq = amp_plan_add_block_cycle(&p, l->line, (size_t)n, (size_t)(WINDOW_PAGES * l->c->page / l->line),
+				       l->seed + n);
+	if (seq < 0) {
+		snprintf(err, len, "%s: out of memory for %llu lines", l->lv->name, (unsigned long long)n);
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, AMP_OP_IFETCH, 2, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_IFETCH, (unsigned)((512 + n - 1) / n), 1);
+	rc = amp_timing_ticks(l->c, &p, t, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* The smoothed time: the minimum over the neighbourhood of n. */
+static int smoothed(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+{
+	*t = INFINITY;
+	for (int d = -SMOOTH / 2; d <= SMOOTH / 2; d++) {
+		double x;
+
+		if ((int64_t)n + d < 1)
+			continue;
+		if (nano(l, n + (uint64_t)(int64_t)d, &x, err, len) < 0)
+			return -1;
+		if (x < *t)
+			*t = x;
+	}
+	return 0;
+}
+
+/* Fig. 6 from a baseline at n0 lines: the largest N below the threshold. */
+static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size_t len)
+{
+	double mu = 0, ss = 0, sigma, thr, t;
+	uint64_t n, lo, hi;
+
+	for (uint64_t i = 0; i < SAMPLE; i++) {
+		if (nano(l, n0 + i, &t, err, len) < 0)
+			return -1;
+		mu += t;
+		ss += t * t;
+	}
+	mu /= SAMPLE;
+	sigma = sqrt(fmax(0, (ss - mu * mu * SAMPLE) / (SAMPLE - 1)));
+	thr = mu + fmax(T_SIGMA * sigma, FLOOR * mu);
+	for (n = n0;; n *= 2) {
+		if (n * l->line > MAX_BYTES) {
+			snprintf(err, len, "%s: code of %llu KiB still runs at the baseline's speed", l->lv->name,
+				 (unsigned long long)(MAX_BYTES >> 10));
+			return -1;
+		}
+		if (smoothed(l, n, &t, err, len) < 0)
+			return -1;
+		if (t >= thr)
+			break;
+	}
+	if (n == n0) {
+		snprintf(err, len, "%s: the baseline itself is above its threshold", l->lv->name);
+		return -1;
+	}
+	lo = n / 2;
+	hi = n;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (smoothed(l, mid, &t, err, len) < 0)
+			return -1;
+		if (t >= thr)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*lines = lo;
+	return 0;
+}
+
+static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			 char *err, size_t len)
+{
+	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64;
+	unsigned k = line / 8 < MAX_JUMPS ? (unsigned)(line / 8) : MAX_JUMPS;
+	struct loop l = { c, lv, line, k ? k : 1, c->seed + 7919ULL * v };
+	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, e1, e2;
+
+	if (control(&l, n0, &e1, err, len) < 0)
+		return -1;
+	if (l.jumps >= 2 && !c->host->sim) {
+		l.jumps /= 2;
+		if (control(&l, n0, &e2, err, len) < 0)
+			return -1;
+		l.jumps *= 2;
+		if ((double)e2 >= OPCACHE_MOVE * (double)e1) {
+			/* An op cache of about e1 * k entries: start above it. */
+			if (control(&l, (uint64_t)ceil(OPCACHE_MOVE * (double)e1), &e1, err, len) < 0)
+				return -1;
+		}
+	}
+	*value = (int64_t)(e1 * line);
+	return 0;
+}
+
+static int icache_applies(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_TIMING && lv->side == AMP_SIDE_INSN && lv->level == 1;
+}
+
+static int icache_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	return 1;
+}
+
+static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
+{
+	/* Three votes: each a whole search (the paper runs one). */
+	unsigned votes = c->votes;
+
+	c->votes = votes > 3 ? 3 : votes;
+	amp_vote(c, lv, capacity_vote, &lv->effective_size);
+	c->votes = votes;
+	return 0;
+}
+
+const struct amp_module amp_module_icache = {
+	.name = "icache",
+	.summary = "timing: instruction-cache capacity by the I-cache paper's control engine (threshold mu + T sigma, doubling, binary search, smoothing)",
+	.kinds = 1u << AMP_KIND_CACHE,
+	.fills = { AMP_FILLS(effective_size) },
+	.applies = icache_applies,
+	.supported = icache_supported,
+	.run = icache_run,
+};
