@@ -245,7 +245,8 @@ static int characterise(const struct amp_config *cfg, const struct amp_host *hos
 /* The sweep's range: enough for the levels asked for. */
 static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 {
-	if (cfg->level && strcasecmp(cfg->level, "L1d") == 0 && max_size > (4ULL << 20))
+	if (cfg->level && (strcasecmp(cfg->level, "L1d") == 0 || strcasecmp(cfg->level, "L1i") == 0 ||
+			   strcasecmp(cfg->level, "ITLB") == 0) && max_size > (4ULL << 20))
 		return 4ULL << 20;
 	return max_size;
 }
@@ -272,15 +273,19 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	}
 	/* The instruction side: the code sweep (L1i), the TLB sweep with
 	 * jumps (ITLB); its modules run with the others. */
+	/* Where code cannot be run (executable mappings refused), those
+	 * levels say why and the rest of the run goes on. */
 	if (want_insn) {
-		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) < 0)
-			return AMP_EXIT_FAILED;
-		amp_insn_levels_fill(ctx, &code);
+		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) == 0)
+			amp_insn_levels_fill(ctx, &code);
+		else
+			amp_insn_unreached(ctx, AMP_KIND_CACHE, err);
 	}
 	if (want_itlb) {
-		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) < 0)
-			return AMP_EXIT_FAILED;
-		amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
+		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0)
+			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
+		else
+			amp_insn_unreached(ctx, AMP_KIND_TLB, err);
 	}
 	if (amp_characterise(ctx, err, len) < 0)
 		return AMP_EXIT_FAILED;

@@ -102,3 +102,15 @@ void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw)
 		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");
 	}
 }
+
+void amp_insn_unreached(struct amp_ctx *c, enum amp_level_kind kind, const char *why)
+{
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+
+		if (lv->side == AMP_SIDE_INSN && lv->kind == kind) {
+			lv->measurable = 0;
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "no code could be run: %s", why);
+		}
+	}
+}

@@ -22,7 +22,8 @@ int amp_insn_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *s
 /* Makes the timing path's L1i measurable from the sweep (its hit time
  * and the next level's); otherwise says why in its nc_reason. */
 void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw);
-/* Fills the ITLB from a TLB sweep run with instruction fetches. */
-void amp_insn_tlb_fill(struct amp_ctx *c, const struct amp_tlb_timing *t);
+/* The instruction-side levels of `kind` stay N/C with `why` (the sweep
+ * that would reach them failed, e.g. no executable mapping). */
+void amp_insn_unreached(struct amp_ctx *c, enum amp_level_kind kind, const char *why);
 
 #endif
