@@ -122,9 +122,10 @@ static void test_matrix(void)
 		double noise = k & 2 ? 0.0005 : 0;
 		char spec[512], l1[128], l2[256];
 
-		if (s2 < 8 * s1) /* half of L2 holds twice L1 (the test's reach) */
-			s2 = 8 * s1;
-		s2 = s2 / ((uint64_t)a2 * line) * ((uint64_t)a2 * line);
+		/* A power of two of sets, and half of L2 twice L1 (the test's reach). */
+		s2 = (uint64_t)a2 * line * 64;
+		while (s2 < 8 * s1)
+			s2 *= 2;
 		if (l1u)
 			snprintf(l1, sizeof l1, "L1:size=%llu,line=%u,assoc=%u", (unsigned long long)s1, line, a1);
 		else
