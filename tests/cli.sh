@@ -181,4 +181,13 @@ AMP_SYSFS_ROOT="$TMPD/none" run --max-size=64K --reps=2 --json
 ok $? "a real run without sysfs caches (exit $rc)"
 has "$out" '"missing_reason"' "says why nothing is reported"
 
+# Executable mappings refused: the instruction levels say why, the run goes on.
+AMP_NO_EXEC_MAPPINGS=1 run --level=L1i --max-size=64K --reps=2
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+ok $? "a real L1i run with executable mappings refused (exit $rc)"
+has "$out" "executable mappings are refused" "L1i is N/C with the reason"
+run --sim=pii-233 --timing --max-size=1M
+expect_status 0 "the instruction side by timing on pii-233"
+has "$out" "L1i        32 B     16 KiB" "L1i line and size by timing"
+
 done_testing
