@@ -128,7 +128,9 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size
 		else
 			lo = mid;
 	}
-	*lines = lo;
+	/* The minimum over N-I/2..N+I/2 first rises I/2 lines past the first
+	 * N that does: the last N that fits is I/2 below lo. */
+	*lines = lo > SMOOTH / 2 ? lo - SMOOTH / 2 : lo;
 	return 0;
 }
 
