@@ -13,12 +13,23 @@
 
 /* Code sizes swept up to this (the level below L1i must show). */
 #define AMP_INSN_SWEEP_MAX (1ULL << 20)
+/* Real machine: jumps per 64 B line of instruction walks (8 bytes apart):
+ * an op cache in front of the L1i overflows at an eighth of its reach
+ * with one jump a line. */
+#define AMP_INSN_JUMPS 8
 
-/* Ticks per jump of code of 4 KiB .. max_size, one jump per 64 B line,
- * page windows in random order; clustered like the data sweep.  0, or
+/* Ticks per line of code of 4 KiB .. max_size, AMP_INSN_JUMPS jumps per
+ * 64 B line (one on the simulated machine), page windows in random
+ * order; then (real machine) a quarter as many jumps up to 256 KiB: an edge
+ * that moves is an op cache (c->opcache).  Sets c->fetch_jumps.  0, or
  * -1 with err. */
 int amp_insn_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, char *err,
 		       size_t len);
+/* The smallest stride between two lines of an instruction walk (the
+ * jumps of one line need room): a power of two; 1 on the data side. */
+uint64_t amp_insn_min_stride(const struct amp_ctx *c, const struct amp_level *lv);
+/* Plateaus of the sweep's monotone curve (a step: 30% up). */
+void amp_insn_sweep_analyse(struct amp_sweep *sw);
 /* Makes the timing path's L1i measurable from the sweep (its hit time
  * and the next level's); otherwise says why in its nc_reason. */
 void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw);

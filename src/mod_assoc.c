@@ -18,6 +18,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "measure.h"
+#include "insn_timing.h"
 
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
 #define STRIDE_MAX_DATA (1ULL << 30) /* covers way sizes up to 1 GiB */
@@ -150,6 +151,9 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	 * shorter strides would put test lines among the evictors' sets). */
 	if (search.evict)
 		lo = 2 * amp_evictor_step(lv);
+	/* Several jumps a line (real machine, instruction side) need room. */
+	if (lo < amp_insn_min_stride(c, lv))
+		lo = amp_insn_min_stride(c, lv);
 	if (thrash(c, lv, base, lo, n, &yes, err, len) < 0)
 		return -1;
 	if (yes && !search.evict) {

@@ -165,6 +165,8 @@ static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 
 	if (amp_param_conclusive(&lv->assoc) && lv->way.known && class_of(lv, 0, set, &region))
 		amp_vote(c, lv, block_vote, &lv->line);
+	else if (lv->side == AMP_SIDE_INSN)
+		amp_param_unknown(&lv->line, "needs the associativity and way size first (access pairs are loads)");
 	else
 		amp_vote(c, lv, pairs_vote, &lv->line);
 	/* One set of single lines: fully associative. */

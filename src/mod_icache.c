@@ -12,12 +12,11 @@
  * every time is smoothed as the minimum over N-I/2..N+I/2 (isolated
  * fluctuations do not end the search early).  Capacity = N x line.
  *
- * Op caches: each taken jump ends an op-cache entry, so with k jumps a
- * line an op cache covers k times less code while the L1i still covers
- * its bytes.  The search runs with K and K/2 jumps a line: an edge that
- * moves with k is an op cache (entries, not bytes); then the search runs
- * again from a baseline above it and finds the L1i's edge.  (On the
- * simulated machine, which has no op cache, both edges agree.)
+ * Op caches: the code sweep (insn_timing.c) runs with several jumps a
+ * line and finds an op cache in front of the L1i by the edge that moves
+ * with the jumps per line; the baseline then starts above that edge
+ * (with as many jumps a line), so the search finds the L1i's edge, not
+ * the op cache's.  (The simulated machine has none: one fetch a line.)
  *
  * The threshold has a floor of FLOOR x mu: an exact machine has sigma
  * 0, and one line too many in one set of a cache of a thousand lines
@@ -37,8 +36,7 @@
 #define FLOOR 0.005
 #define MAX_BYTES (64ULL << 20)
 #define WINDOW_PAGES 16
-#define MAX_JUMPS 8       /* per line, 8 bytes apart */
-#define OPCACHE_MOVE 1.5  /* an edge this much further at half the jumps: an op cache */
+#define ABOVE_OPCACHE 1.5 /* the baseline starts this far past the op cache's edge */
 
 struct loop {
 	struct amp_ctx *c;
@@ -138,24 +136,18 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 			 char *err, size_t len)
 {
 	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64;
-	unsigned k = line / 8 < MAX_JUMPS ? (unsigned)(line / 8) : MAX_JUMPS;
-	struct loop l = { c, lv, line, k ? k : 1, c->seed + 7919ULL * v };
-	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, e1, e2;
+	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v };
+	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines;
 
-	if (control(&l, n0, &e1, err, len) < 0)
-		return -1;
-	if (l.jumps >= 2 && !c->host->sim) {
-		l.jumps /= 2;
-		if (control(&l, n0, &e2, err, len) < 0)
-			return -1;
-		l.jumps *= 2;
-		if ((double)e2 >= OPCACHE_MOVE * (double)e1) {
-			/* An op cache of about e1 * k entries: start above it. */
-			if (control(&l, (uint64_t)ceil(OPCACHE_MOVE * (double)e1), &e1, err, len) < 0)
-				return -1;
-		}
+	if (c->opcache.entries > 0) {
+		uint64_t above = (uint64_t)ceil(ABOVE_OPCACHE * (double)c->opcache.bytes / (double)line);
+
+		if (above > n0)
+			n0 = above;
 	}
-	*value = (int64_t)(e1 * line);
+	if (control(&l, n0, &lines, err, len) < 0)
+		return -1;
+	*value = (int64_t)(lines * line);
 	return 0;
 }
 

@@ -129,6 +129,8 @@ static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64
 	amp_shuffle(moved, (size_t)n, order);
 	amp_plan_init(&p, "timed walk", region);
 	p.huge = 0;
+	if (op == AMP_OP_IFETCH)
+		p.fetch_jumps = c->fetch_jumps;
 	seq = amp_plan_add_seq(&p, moved, (size_t)n);
 	free(moved);
 	if (seq < 0) {
@@ -202,6 +204,11 @@ int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint6
 			 lv->name, (unsigned long long)n, t_ref - h1);
 		return -1;
 	}
+	/* An op cache in front of the L1i serves a reference spread over its
+	 * sets faster than the L1i, while the test walk, all in one of its
+	 * sets, overflows it: the reference is an L1i hit at best. */
+	if (op == AMP_OP_IFETCH && c->opcache.entries > 0 && t_ref < lv->hit_ticks)
+		t_ref = lv->hit_ticks;
 	*excess = t - t_ref;
 	return 0;
 }
