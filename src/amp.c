@@ -278,13 +278,19 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	if (want_insn) {
 		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) == 0)
 			amp_insn_levels_fill(ctx, &code);
+		else if (strstr(err, "executable mappings are refused"))
+			amp_insn_blocks_fill(ctx, err); /* the build-time blocks instead */
 		else
 			amp_insn_unreached(ctx, AMP_KIND_CACHE, err);
 	}
 	if (want_itlb) {
-		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0)
+		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0) {
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
-		else
+			for (int i = 0; i < ctx->nlv; i++)
+				if (ctx->lv[i].side == AMP_SIDE_INSN && ctx->lv[i].kind == AMP_KIND_TLB)
+					snprintf(ctx->lv[i].code, sizeof ctx->lv[i].code,
+						 "jump chains, one jump per page, each on another line (run-time code)");
+		} else
 			amp_insn_unreached(ctx, AMP_KIND_TLB, err);
 	}
 	if (amp_characterise(ctx, err, len) < 0)

@@ -20,6 +20,7 @@
 #include "insn_timing.h"
 #include "timer.h"
 #include "jumpchain.h"
+#include "blocks.h"
 
 #define STRIDE 64
 #define MIN_LINES 4096
@@ -226,6 +227,31 @@ void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw)
 		amp_param_unknown(&lv->replacement, "needs miss counters (timing does not measure it in this version)");
 		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");
 	}
+}
+
+void amp_insn_blocks_fill(struct amp_ctx *c, const char *why)
+{
+	c->insn_blocks = 1;
+	for (int i = 0; i < c->nlv; i++) {
+		struct amp_level *lv = &c->lv[i];
+
+		if (lv->side != AMP_SIDE_INSN || lv->kind != AMP_KIND_CACHE || lv->level != 1)
+			continue;
+		lv->measurable = 1;
+		snprintf(lv->code, sizeof lv->code, "build-time blocks (%d blocks of adds, sizes by &&label): %.40s",
+			 AMP_BLOCKS, why);
+		amp_param_unknown(&lv->write_allocate, "code is not written");
+		amp_param_unknown(&lv->replacement, "needs miss counters (timing does not measure it in this version)");
+		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");
+	}
+}
+
+int amp_insn_blocks_refusal(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	if (!c->insn_blocks || lv->side != AMP_SIDE_INSN)
+		return 0;
+	snprintf(why, len, "needs code laid out at run time (executable mappings are refused; the build-time blocks give the capacity only)");
+	return 1;
 }
 
 void amp_insn_unreached(struct amp_ctx *c, enum amp_level_kind kind, const char *why)

@@ -33,6 +33,12 @@ void amp_insn_sweep_analyse(struct amp_sweep *sw);
 /* Makes the timing path's L1i measurable from the sweep (its hit time
  * and the next level's); otherwise says why in its nc_reason. */
 void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw);
+/* Executable mappings refused (`why`): the L1i is measured through the
+ * build-time blocks (synth/blocks.c), its capacity only. */
+void amp_insn_blocks_fill(struct amp_ctx *c, const char *why);
+/* 1 with why when lv is an instruction level that the build-time blocks
+ * cannot measure (everything but the capacity). */
+int amp_insn_blocks_refusal(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len);
 /* The instruction-side levels of `kind` stay N/C with `why` (the sweep
  * that would reach them failed, e.g. no executable mapping). */
 void amp_insn_unreached(struct amp_ctx *c, enum amp_level_kind kind, const char *why);

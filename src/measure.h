@@ -108,6 +108,9 @@ struct amp_ctx {
 	 * (an op cache in front of the L1i then overflows far below it;
 	 * insn_timing.c); 0 or 1: one. */
 	unsigned fetch_jumps;
+	/* Instruction side through the build-time blocks (synth/blocks.c):
+	 * executable mappings refused; L1i capacity only. */
+	int insn_blocks;
 	/* Timing: an op cache found in front of the L1i (an edge of the code
 	 * sweep that moves with the jumps per line); entries 0: none seen. */
 	struct {

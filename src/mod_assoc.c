@@ -200,6 +200,8 @@ static int assoc_applies(const struct amp_ctx *c, const struct amp_level *lv)
 
 static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
+	if (amp_insn_blocks_refusal(c, lv, why, len))
+		return 0;
 	/* By timing the line comes after the geometry (mod_block.c). */
 	if (lv->method == AMP_METHOD_COUNTERS && (!lv->line.known || lv->line.inconclusive)) {
 		snprintf(why, len, "needs the %s size first (%s)",

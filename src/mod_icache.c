@@ -28,6 +28,8 @@
 #include <string.h>
 #include "measure.h"
 #include "timing.h"
+#include "timer.h"
+#include "blocks.h"
 
 #define BASE_BYTES 2048   /* N0: the baseline starts at 2 KiB of code */
 #define SAMPLE 8          /* S */
@@ -44,7 +46,57 @@ struct loop {
 	uint64_t line;
 	unsigned jumps;
 	uint64_t seed;
+	int blocks;     /* units are build-time blocks (blocks.c), not lines */
 };
+
+/* Build-time blocks: time per block of the last n blocks run
+ * repeatedly (X-Ray's nano-benchmark, Fig. 3: doubled until a run
+ * lasts t_min; the minimum of the runs).  On the simulated machine the
+ * same code is a straight run of fetches over its bytes. */
+static int nano_blocks(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+{
+	struct amp_ctx *c = l->c;
+	unsigned first = (unsigned)(AMP_BLOCKS - n);
+	uint64_t bytes = amp_blocks_bytes(first, err, len), times = 1;
+
+	if (!bytes)
+		return -1;
+	if (c->host->sim) {
+		struct amp_plan p;
+		int rc;
+
+		amp_plan_init(&p, "blocks", bytes);
+		if (amp_plan_add_strided(&p, 0, 16, bytes / 16) < 0) {
+			snprintf(err, len, "%s: out of memory", l->lv->name);
+			return -1;
+		}
+		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 2, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 1, 1);
+		rc = amp_timing_ticks(c, &p, t, err, len);
+		amp_plan_free(&p);
+		*t *= (double)(bytes / 16) / (double)n;
+		return rc;
+	}
+	amp_blocks_run(first, 2);
+	for (;;) {
+		uint64_t t0 = amp_ticks(), dt;
+
+		amp_blocks_run(first, times);
+		dt = amp_ticks() - t0;
+		if ((double)dt >= c->t_min_ticks || times >= (1ULL << 40))
+			break;
+		times *= 2;
+	}
+	*t = INFINITY;
+	for (unsigned r = 0; r < (c->reps ? c->reps : 1); r++) {
+		uint64_t t0 = amp_ticks();
+
+		amp_blocks_run(first, times);
+		*t = fmin(*t, (double)(amp_ticks() - t0) / (double)times / (double)n);
+	}
+	c->accesses += times * n * c->reps;
+	return 0;
+}
 
 /* Time per line of code of n lines. */
 static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
@@ -52,6 +104,8 @@ static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 	struct amp_plan p;
 	int seq, rc;
 
+	if (l->blocks)
+		return nano_blocks(l, n, t, err, len);
 	amp_plan_init(&p, "icache", n * l->line + l->line);
 	p.fetch_jumps = l->jumps;
 	seq = amp_plan_add_block_cycle(&p, l->line, (size_t)n, (size_t)(WINDOW_PAGES * l->c->page / l->line),
@@ -100,6 +154,17 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size
 	sigma = sqrt(fmax(0, (ss - mu * mu * SAMPLE) / (SAMPLE - 1)));
 	thr = mu + fmax(T_SIGMA * sigma, FLOOR * mu);
 	for (n = n0;; n *= 2) {
+		/* Build-time blocks: the last doubling stops at every block there
+		 * is (the smoothing looks SMOOTH/2 further). */
+		if (l->blocks && n > AMP_BLOCKS - SMOOTH / 2) {
+			if (n / 2 >= AMP_BLOCKS - SMOOTH / 2) {
+				snprintf(err, len, "%s: all %d build-time blocks (%llu KiB) run at the baseline's speed",
+					 l->lv->name, AMP_BLOCKS,
+					 (unsigned long long)(amp_blocks_bytes(0, err, len) >> 10));
+				return -1;
+			}
+			n = AMP_BLOCKS - SMOOTH / 2;
+		}
 		if (n * l->line > MAX_BYTES) {
 			snprintf(err, len, "%s: code of %llu KiB still runs at the baseline's speed", l->lv->name,
 				 (unsigned long long)(MAX_BYTES >> 10));
@@ -136,9 +201,22 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 			 char *err, size_t len)
 {
 	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64;
-	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v };
+	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v, 0 };
 	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines;
 
+	if (c->insn_blocks) {
+		uint64_t block = amp_blocks_bytes(AMP_BLOCKS - 1, err, len);
+
+		if (!block)
+			return -1;
+		l.blocks = 1;
+		l.line = 1;
+		n0 = BASE_BYTES / block ? BASE_BYTES / block : 1;
+		if (control(&l, n0, &lines, err, len) < 0)
+			return -1;
+		*value = (int64_t)amp_blocks_bytes((unsigned)(AMP_BLOCKS - lines), err, len);
+		return *value > 0 ? 0 : -1;
+	}
 	if (c->opcache.entries > 0) {
 		uint64_t above = (uint64_t)ceil(ABOVE_OPCACHE * (double)c->opcache.bytes / (double)line);
 

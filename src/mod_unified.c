@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include "measure.h"
 #include "timing.h"
+#include "insn_timing.h"
 #include "util.h"
 
 #define BLOCK 4096      /* visited together: a page of lines */
@@ -126,6 +127,8 @@ static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv
 {
 	uint64_t bytes;
 
+	if (amp_insn_blocks_refusal(c, lv, why, len))
+		return 0;
 	if (lv->method == AMP_METHOD_TIMING && !(lv->next_ticks > lv->hit_ticks) && !below_unified(lv)) {
 		snprintf(why, len, "no latency gap to the level below it");
 		return 0;

@@ -162,8 +162,49 @@ static void test_matrix(void)
 	}
 }
 
+/* Executable mappings refused: the build-time blocks (synth/blocks.c)
+ * measure the L1i's capacity with the control loop; on the simulated
+ * machine their code is a straight run of fetches over their bytes. */
+static void test_blocks(void)
+{
+	static const char *const presets[] = { "p5-133", "pii-233", "r10k-225" };
+
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		struct mod_sim *ms = calloc(1, sizeof *ms);
+		static struct amp_sweep sw;
+		char err[AMP_REASON_LEN] = "";
+		struct amp_ctx *c = &ms->ctx;
+		struct amp_level *lv;
+		const struct sim_level_spec *li;
+		double e = -1;
+		int rc = mod_sim_build(ms, presets[i], 0, 1, 0, err, sizeof err);
+
+		if (rc == 0) {
+			amp_ctx_init(c, &ms->host, &amp_backend_sim, 3, 3, 1);
+			amp_ctx_timing(c);
+			rc = amp_sweep_run(c, 4ULL << 20, &sw, err, sizeof err) < 0 ||
+			     amp_levels_timing(c, NULL, &sw, err, sizeof err) < 0;
+		}
+		if (rc == 0) {
+			amp_insn_blocks_fill(c, "executable mappings are refused (test)");
+			rc = amp_characterise(c, err, sizeof err);
+		}
+		li = rc == 0 ? spec_of(ms, SIM_CACHE, 1) : NULL;
+		lv = rc == 0 ? mod_sim_level(ms, "L1i") : NULL;
+		if (lv && amp_param_conclusive(&lv->effective_size))
+			e = (double)lv->effective_size.value;
+		tap_ok(li && e >= 0.97 * (double)li->size && e <= 1.03 * (double)li->size &&
+		       strncmp(lv->code, "build-time blocks", 17) == 0 && !lv->assoc.known && lv->assoc.reason[0],
+		       "%s build-time blocks: L1i capacity %.0f B within 3%% of %llu, the rest says why%s%s", presets[i],
+		       e, li ? (unsigned long long)li->size : 0, err[0] ? ": " : "", err);
+		mod_sim_free(ms);
+		free(ms);
+	}
+}
+
 int main(void)
 {
+	test_blocks();
 	test_presets();
 	test_matrix();
 	return tap_done();
