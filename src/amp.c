@@ -22,6 +22,7 @@
 #include "timing.h"
 #include "tlb_timing.h"
 #include "trace.h"
+#include "insn_timing.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE (64ULL << 20)
@@ -287,7 +288,8 @@ static int characterise(const struct amp_config *cfg, const struct amp_host *hos
 /* The sweep's range: enough for the levels asked for. */
 static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 {
-	if (cfg->level && strcasecmp(cfg->level, "L1d") == 0 && max_size > (4ULL << 20))
+	if (cfg->level && (strcasecmp(cfg->level, "L1d") == 0 || strcasecmp(cfg->level, "L1i") == 0 ||
+			   strcasecmp(cfg->level, "ITLB") == 0) && max_size > (4ULL << 20))
 		return 4ULL << 20;
 	return max_size;
 }
@@ -296,9 +298,12 @@ static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 static int characterise_by_timing(const struct amp_config *cfg, const struct amp_host *host,
 				  const struct amp_sweep *sw, struct amp_ctx *ctx, char *err, size_t len)
 {
-	static struct amp_tlb_timing tlb;
+	static struct amp_tlb_timing tlb, itlb;
+	static struct amp_sweep code;
 	int want_tlb = !cfg->level || strcasecmp(cfg->level, "DTLB") == 0 ||
 		       strcasecmp(cfg->level, "STLB") == 0;
+	int want_insn = !cfg->level || strcasecmp(cfg->level, "L1i") == 0;
+	int want_itlb = !cfg->level || strcasecmp(cfg->level, "ITLB") == 0;
 
 	amp_ctx_init(ctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 	amp_ctx_timing(ctx);
@@ -313,6 +318,28 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 			snprintf(tlb.reason, sizeof tlb.reason, "%s", err);
 		}
 		amp_tlb_timing_fill(ctx, &tlb);
+	}
+	/* The instruction side: the code sweep (L1i), the TLB sweep with
+	 * jumps (ITLB); its modules run with the others. */
+	/* Where code cannot be run (executable mappings refused), those
+	 * levels say why and the rest of the run goes on. */
+	if (want_insn) {
+		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) == 0)
+			amp_insn_levels_fill(ctx, &code);
+		else if (strstr(err, "executable mappings are refused"))
+			amp_insn_blocks_fill(ctx, err); /* the build-time blocks instead */
+		else
+			amp_insn_unreached(ctx, AMP_KIND_CACHE, err);
+	}
+	if (want_itlb) {
+		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0) {
+			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
+			for (int i = 0; i < ctx->nlv; i++)
+				if (ctx->lv[i].side == AMP_SIDE_INSN && ctx->lv[i].kind == AMP_KIND_TLB)
+					snprintf(ctx->lv[i].code, sizeof ctx->lv[i].code,
+						 "jump chains, one jump per page, each on another line (run-time code)");
+		} else
+			amp_insn_unreached(ctx, AMP_KIND_TLB, err);
 	}
 	if (amp_characterise(ctx, err, len) < 0)
 		return AMP_EXIT_FAILED;

@@ -246,6 +246,8 @@ static void emit_level(FILE *out, const struct amp_level *lv, int first)
 		fprintf(out, "\"latency_ticks\": %.3f, ", lv->hit_ticks);
 	if (lv->method == AMP_METHOD_TIMING && lv->kind == AMP_KIND_TLB)
 		fprintf(out, "\"miss_penalty_ticks\": %.3f, ", lv->next_ticks - lv->hit_ticks);
+	if (lv->code[0])
+		str(out, "code", lv->code, ", ");
 	fprintf(out, "\"method\": \"%s\", \"confidence\": %.3g,\n      \"parameters\": {",
 		amp_method_names[lv->method], amp_level_confidence(lv));
 	param(out, lv->kind == AMP_KIND_CACHE ? "line_size" : "page_size", &lv->line, NULL, ", ");
@@ -294,6 +296,13 @@ void amp_emit_json_levels(const struct amp_report *r, FILE *out)
 	fprintf(out, "  \"characterisation\": {\"method\": \"%s\", \"backend\": \"%s\", "
 		"\"votes\": %u, \"reps\": %u, \"accesses\": %llu},\n", amp_method_names[c->method],
 		c->backend->name, c->votes, c->reps, (unsigned long long)c->accesses);
+	if (c->opcache.entries > 0) {
+		fprintf(out, "  \"op_cache\": {\"entries\": %.0f, \"code_bytes\": %llu, ", c->opcache.entries,
+			(unsigned long long)c->opcache.bytes);
+		str(out, "method", c->opcache.method, "},\n");
+	} else {
+		fputs("  \"op_cache\": null,\n", out);
+	}
 	emit_levels(out, c, ",\n");
 	if (r->cross) {
 		fputs("  \"cross_check\": {\"method\": \"timing\",\n", out);

@@ -289,6 +289,13 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		else
 			fprintf(out, "%9s\n", "-");
 	}
+	/* The instruction side: which code ran, and an op cache if one showed. */
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].selected && c->lv[i].code[0])
+			fprintf(out, "  %s code: %s\n", c->lv[i].name, c->lv[i].code);
+	if (c->opcache.entries > 0)
+		fprintf(out, "  Op cache (decoded-uop cache) in front of L1i: ~%.0f entries (%s)\n",
+			c->opcache.entries, c->opcache.method);
 	/* Every unknown or split parameter, with its reason and votes. */
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];

@@ -545,7 +545,7 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 
 /* Parameters timing does not measure in this version, with why. */
 static const size_t counters_only[] = {
-	AMP_FILLS(write_allocate), AMP_FILLS(replacement), AMP_FILLS(inclusion), AMP_FILLS(unified),
+	AMP_FILLS(write_allocate), AMP_FILLS(replacement), AMP_FILLS(inclusion),
 };
 
 int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_sweep *sw, char *err,
@@ -564,8 +564,10 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 		lv->method = AMP_METHOD_TIMING;
 		lv->measurable = 0;
 		if (lv->side == AMP_SIDE_INSN) {
+			/* The code sweep and the TLB sweep with jumps fill these
+			 * (insn_timing.c). */
 			snprintf(lv->nc_reason, sizeof lv->nc_reason,
-				 "instruction fetches are not timed in this version, and no counter is usable");
+				 "the instruction side is timed only when every level or an instruction level is asked for");
 			continue;
 		}
 		if (lv->kind == AMP_KIND_TLB) {
@@ -592,12 +594,13 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 					  "needs miss counters (timing does not measure it in this version)");
 	}
 	/* Of the levels timing does not reach, only L1 (as N/C) and the
-	 * data TLBs (the TLB sweep may fill them) stay in the report. */
+	 * level-1 TLBs and the STLB (the TLB sweeps may fill them) stay in
+	 * the report. */
 	for (int i = 0; i < c->nlv; i++)
 		if (!c->lv[i].measurable)
 			c->lv[i].selected = c->lv[i].selected &&
 					    ((c->lv[i].kind == AMP_KIND_CACHE && c->lv[i].level == 1) ||
-					     (c->lv[i].kind == AMP_KIND_TLB && c->lv[i].side == AMP_SIDE_DATA));
+					     c->lv[i].kind == AMP_KIND_TLB);
 	return 0;
 }
 

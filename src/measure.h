@@ -88,6 +88,7 @@ struct amp_level {
 	struct amp_param unified;        /* 1 unified, 0 this side only */
 	int fully_associative;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
+	char code[96];          /* instruction side: which code ran ("" data side) */
 };
 
 struct amp_ctx {
@@ -103,6 +104,20 @@ struct amp_ctx {
 	uint64_t page;          /* the system's page size (bytes) */
 	int sweep_caches;       /* timing: cache levels the sweep found */
 	struct amp_rng rng;     /* timing: where walks start (seeded) */
+	/* Timing, real machine: jumps per code line of instruction walks
+	 * (an op cache in front of the L1i then overflows far below it;
+	 * insn_timing.c); 0 or 1: one. */
+	unsigned fetch_jumps;
+	/* Instruction side through the build-time blocks (synth/blocks.c):
+	 * executable mappings refused; L1i capacity only. */
+	int insn_blocks;
+	/* Timing: an op cache found in front of the L1i (an edge of the code
+	 * sweep that moves with the jumps per line); entries 0: none seen. */
+	struct {
+		double entries;
+		uint64_t bytes;         /* code it covered at fetch_jumps per line */
+		char method[200];
+	} opcache;
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };

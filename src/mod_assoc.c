@@ -18,6 +18,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "measure.h"
+#include "insn_timing.h"
 
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
 #define STRIDE_MAX_DATA (1ULL << 30) /* covers way sizes up to 1 GiB */
@@ -150,6 +151,9 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	 * shorter strides would put test lines among the evictors' sets). */
 	if (search.evict)
 		lo = 2 * amp_evictor_step(lv);
+	/* Several jumps a line (real machine, instruction side) need room. */
+	if (lo < amp_insn_min_stride(c, lv))
+		lo = amp_insn_min_stride(c, lv);
 	if (thrash(c, lv, base, lo, n, &yes, err, len) < 0)
 		return -1;
 	if (yes && !search.evict) {
@@ -196,6 +200,8 @@ static int assoc_applies(const struct amp_ctx *c, const struct amp_level *lv)
 
 static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
+	if (amp_insn_blocks_refusal(c, lv, why, len))
+		return 0;
 	/* By timing the line comes after the geometry (mod_block.c). */
 	if (lv->method == AMP_METHOD_COUNTERS && (!lv->line.known || lv->line.inconclusive)) {
 		snprintf(why, len, "needs the %s size first (%s)",

@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "plan.h"
 #include "timing.h"
+#include "insn_timing.h"
 
 #define PAIR_SPAN 512          /* the pair's block: no line is bigger */
 /* A step is this share of the latency gap between L1 and this level
@@ -152,6 +153,8 @@ static int block_applies_below(const struct amp_ctx *c, const struct amp_level *
 
 static int block_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
+	if (amp_insn_blocks_refusal(c, lv, why, len))
+		return 0;
 	if (!lv->effective_size.known && !amp_param_conclusive(&lv->assoc)) {
 		snprintf(why, len, "needs its associativity or its place in the latency sweep first");
 		return 0;
@@ -165,6 +168,8 @@ static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 
 	if (amp_param_conclusive(&lv->assoc) && lv->way.known && class_of(lv, 0, set, &region))
 		amp_vote(c, lv, block_vote, &lv->line);
+	else if (lv->side == AMP_SIDE_INSN)
+		amp_param_unknown(&lv->line, "needs the associativity and way size first (access pairs are loads)");
 	else
 		amp_vote(c, lv, pairs_vote, &lv->line);
 	/* One set of single lines: fully associative. */

@@ -23,12 +23,19 @@
  * derived without a measurement (for an L3 that saves twice its size
  * of fetches per run).
  *
+ * By timing (no miss counters) the measured pass is timed alone, once
+ * per run (no doubling: a second walk would hit), and its time per
+ * access, placed between the level's hit time and the next level's,
+ * is the share that missed.
+ *
  * Limits: data and code (2.5 times the level) pass through the level
  * below; an inclusive level below smaller than that back-invalidates
  * data from this one and makes a split level look unified. */
 #include "config.h"
 #include <stdio.h>
 #include "measure.h"
+#include "timing.h"
+#include "insn_timing.h"
 #include "util.h"
 
 #define BLOCK 4096      /* visited together: a page of lines */
@@ -92,7 +99,16 @@ static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 	amp_plan_add_pass(&p, ds, probe, 1, 0);
 	amp_plan_add_pass(&p, cs, other, 1, 0);
 	amp_plan_add_pass(&p, ds, probe, 1, 1);
-	rc = amp_count(c, &p, lv->ev, &misses, err, len);
+	if (lv->method == AMP_METHOD_TIMING) {
+		double save = c->t_min_ticks, t;
+
+		c->t_min_ticks = 0; /* one pass: a second one would hit */
+		rc = amp_timing_ticks(c, &p, &t, err, len);
+		c->t_min_ticks = save;
+		misses = (t - lv->hit_ticks) / (lv->next_ticks - lv->hit_ticks) * (double)n;
+	} else {
+		rc = amp_count(c, &p, lv->ev, &misses, err, len);
+	}
 	amp_plan_free(&p);
 	if (rc < 0)
 		return -1;
@@ -111,6 +127,12 @@ static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv
 {
 	uint64_t bytes;
 
+	if (amp_insn_blocks_refusal(c, lv, why, len))
+		return 0;
+	if (lv->method == AMP_METHOD_TIMING && !(lv->next_ticks > lv->hit_ticks) && !below_unified(lv)) {
+		snprintf(why, len, "no latency gap to the level below it");
+		return 0;
+	}
 	return below_unified(lv) || probe_region(lv, &bytes, why, len) == 0;
 }
 
@@ -128,7 +150,6 @@ const struct amp_module amp_module_unified = {
 	.summary = "split or unified: whether code evicts data from the level (L1i: data evicts code)",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(unified) },
-	.applies = amp_applies_with_counters,
 	.supported = unified_supported,
 	.run = unified_run,
 };

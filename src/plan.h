@@ -38,6 +38,13 @@ struct amp_plan {
 	 * run lasts this many ticks (X-Ray's t_min), on the region prepared
 	 * once; 0: as given.  The simulated machine needs none. */
 	double min_ticks;
+	/* Real machine: jumps per fetched offset, packed (1 when 0).
+	 * Each taken jump ends an op-cache entry, so k of them make a line
+	 * take k entries of an op cache but one line of the L1i: an op cache
+	 * in front of the L1i then covers k times less code than it, and
+	 * the L1i's edge shows (insn_timing.c).  The simulated machine has
+	 * no op cache: one fetch per offset there. */
+	unsigned fetch_jumps;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];

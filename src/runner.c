@@ -168,6 +168,31 @@ static uint64_t touch_bound(const struct amp_plan *p, uint64_t size)
 	return (data < size ? data : size) + code;
 }
 
+/* The jump chain of an ifetch sequence: fetch_jumps jumps per offset,
+ * packed as tightly as jumps go (5 B on x86-64, 4 on aarch64), so a line
+ * moved by less than a line still spans one more line (mod_block.c). */
+static int build_code(const struct amp_plan *p, const struct amp_seq *q, struct amp_jumpchain **jc,
+		      char *err, size_t len)
+{
+	uint64_t k = p->fetch_jumps > 1 ? p->fetch_jumps : 1, *off;
+
+	if (k == 1) {
+		*jc = amp_jumpchain_build(p->region, q->off, q->n, err, len);
+		return *jc ? 0 : -1;
+	}
+	off = malloc(q->n * k * sizeof *off);
+	if (!off) {
+		snprintf(err, len, "plan %s: out of memory", p->name);
+		return -1;
+	}
+	for (size_t i = 0; i < q->n; i++)
+		for (uint64_t j = 0; j < k; j++)
+			off[i * k + j] = q->off[i] + amp_jumpchain_min_gap() * j;
+	*jc = amp_jumpchain_build(p->region, off, q->n * k, err, len);
+	free(off);
+	return *jc ? 0 : -1;
+}
+
 static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
 {
 	uint8_t *raw;
@@ -225,11 +250,8 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 			for (size_t k = 0; k < q->n; k++)
 				rp->store_val[s][k] = *(uint64_t *)(rp->base + q->off[k]);
 		}
-		if (seq_has_op(p, s, AMP_OP_IFETCH)) {
-			rp->code[s] = amp_jumpchain_build(p->region, q->off, q->n, err, len);
-			if (!rp->code[s])
-				goto fail;
-		}
+		if (seq_has_op(p, s, AMP_OP_IFETCH) && build_code(p, q, &rp->code[s], err, len) < 0)
+			goto fail;
 	}
 	for (int i = 0; i < p->npass; i++)
 		if (p->pass[i].op == AMP_OP_FLUSH && !can_flush()) {
@@ -257,8 +279,7 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 				*(volatile uint64_t *)(rp->base + q->off[k]) = rp->store_val[ps->seq][k];
 		break;
 	case AMP_OP_IFETCH:
-		for (uint64_t t = 0; t < times; t++)
-			amp_jumpchain_run(rp->code[ps->seq]);
+		amp_jumpchain_run(rp->code[ps->seq], times);
 		break;
 	case AMP_OP_FLUSH:
 		if (q) {

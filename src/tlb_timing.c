@@ -70,6 +70,7 @@ struct tt {
 	double est;                 /* ticks per load last seen: sizes the next run */
 	char *err;
 	size_t len;
+	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
 };
 
 /* Which line of its slot (lines long) slot j uses: the sum of j's digits
@@ -110,8 +111,8 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 	plan.huge = 0; /* huge pages would hide the page and the TLBs */
 	plan.min_ticks = tmin;
 	seq = amp_plan_add_seq(&plan, off, n);
-	if (seq < 0 || amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, WARM_WALKS, 0) < 0 ||
-	    amp_plan_add_pass(&plan, seq, AMP_OP_LOAD, (unsigned)times, 1) < 0) {
+	if (seq < 0 || amp_plan_add_pass(&plan, seq, t->op, WARM_WALKS, 0) < 0 ||
+	    amp_plan_add_pass(&plan, seq, t->op, (unsigned)times, 1) < 0) {
 		amp_plan_free(&plan);
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
@@ -536,7 +537,13 @@ static int sim_exact(const struct sim_spec *spec)
 int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t seed,
 			   struct amp_tlb_timing *out, char *err, size_t len)
 {
-	struct tt t = { host, reps ? reps : 1, seed, 0, err, len };
+	return amp_tlb_timing_measure_op(host, AMP_OP_LOAD, reps, seed, out, err, len);
+}
+
+int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsigned reps,
+			      uint64_t seed, struct amp_tlb_timing *out, char *err, size_t len)
+{
+	struct tt t = { host, reps ? reps : 1, seed, 0, err, len, op };
 
 	memset(out, 0, sizeof *out);
 	/* An exact simulated machine gives the same answer every time. */
@@ -554,11 +561,16 @@ int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t 
 
 void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
 {
+	amp_tlb_timing_fill_side(c, t, AMP_SIDE_DATA);
+}
+
+void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t, enum amp_level_side side)
+{
 	for (int i = 0; i < c->nlv; i++) {
 		struct amp_level *lv = &c->lv[i];
 		int k = lv->level - 1;
 
-		if (lv->kind != AMP_KIND_TLB || lv->side != AMP_SIDE_DATA)
+		if (lv->kind != AMP_KIND_TLB || lv->side != side)
 			continue;
 		if (k >= t->nlevels) {
 			snprintf(lv->nc_reason, sizeof lv->nc_reason, "the TLB sweep found %d level%s%s%s",

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "counters.h"
+#include "plan.h"
 
 #define AMP_TLB_MAX_LEVELS 4
 #define AMP_TLB_MAX_POINTS 64
@@ -43,10 +44,19 @@ struct amp_tlb_timing {
 int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t seed,
 			   struct amp_tlb_timing *out, char *err, size_t len);
 
+/* The same with instruction fetches (op AMP_OP_IFETCH: a jump per
+ * page, each on another line) for the ITLB, or loads. */
+int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsigned reps,
+			      uint64_t seed, struct amp_tlb_timing *out, char *err, size_t len);
+
 struct amp_ctx;
 /* Fills the timing path's DTLB and STLB (levels 1 and 2 of the data
  * side) from t: page size, entries, hit time and miss penalty; a level
  * t did not find is left out (reason given). */
 void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t);
+/* The same for one side's TLBs (AMP_SIDE_DATA or AMP_SIDE_INSN: the
+ * ITLB, from a sweep of jumps). */
+enum amp_level_side;
+void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t, enum amp_level_side side);
 
 #endif

@@ -1,7 +1,11 @@
 /* jumpchain.c - run-time code generation for instruction-fetch plans.
  *
- * x86-64: "jmp rel32" (5 bytes) at each offset, "ret" at the last.
- * aarch64: "b imm26" (4 bytes), "ret" at the last.
+ * x86-64: "jmp rel32" (5 bytes) at each offset; the last jumps to a
+ * loop tail past the region ("dec rdi; jnz first; ret"), so one call
+ * runs the chain as many times as asked with no call or return between
+ * walks (their cost would swamp walks of a few lines).
+ * aarch64: "b imm26" (4 bytes), the tail "subs x0, x0, #1; b.ne first;
+ * ret".
  * The mapping is written while writable, then switched to read+execute
  * (never both at once).  AMP_NO_EXEC_MAPPINGS=1 makes amp behave as if
  * the system refused executable mappings (hardened kernels, SELinux
@@ -16,9 +20,11 @@
 
 struct amp_jumpchain {
 	uint8_t *code;
-	size_t size;
+	size_t size;    /* the mapping: the region, then the loop tail */
 	uint64_t entry;
 };
+
+#define TAIL_ROOM 64 /* the loop tail sits on its own line past the region */
 
 size_t amp_jumpchain_min_gap(void)
 {
@@ -29,13 +35,40 @@ size_t amp_jumpchain_min_gap(void)
 #endif
 }
 
-static int emit_jump(uint8_t *code, uint64_t from, uint64_t to, int last)
+/* The loop tail at `at`: count down the walks, back to `first`. */
+static int emit_tail(uint8_t *code, uint64_t at, uint64_t first)
 {
 #if defined(__x86_64__)
-	if (last) {
-		code[from] = 0xc3; /* ret */
-		return 0;
-	}
+	int64_t rel = (int64_t)first - (int64_t)(at + 3 + 6);
+	int32_t r32 = (int32_t)rel;
+
+	if (rel < INT32_MIN || rel > INT32_MAX)
+		return -1;
+	code[at] = 0x48; code[at + 1] = 0xff; code[at + 2] = 0xcf;  /* dec %rdi */
+	code[at + 3] = 0x0f; code[at + 4] = 0x85;                   /* jnz rel32 */
+	memcpy(code + at + 5, &r32, 4);
+	code[at + 9] = 0xc3;                                        /* ret */
+	return 0;
+#elif defined(__aarch64__)
+	int64_t rel = ((int64_t)first - (int64_t)(at + 4)) / 4;
+	uint32_t insn[3];
+
+	if (rel < -(1 << 18) || rel >= (1 << 18))
+		return -1;
+	insn[0] = 0xf1000400; /* subs x0, x0, #1 */
+	insn[1] = 0x54000001u | (((uint32_t)rel & 0x7ffffu) << 5); /* b.ne */
+	insn[2] = 0xd65f03c0; /* ret */
+	memcpy(code + at, insn, sizeof insn);
+	return 0;
+#else
+	(void)code; (void)at; (void)first;
+	return -1;
+#endif
+}
+
+static int emit_jump(uint8_t *code, uint64_t from, uint64_t to)
+{
+#if defined(__x86_64__)
 	int64_t rel = (int64_t)to - (int64_t)(from + 5);
 	if (rel < INT32_MIN || rel > INT32_MAX)
 		return -1;
@@ -45,18 +78,15 @@ static int emit_jump(uint8_t *code, uint64_t from, uint64_t to, int last)
 	return 0;
 #elif defined(__aarch64__)
 	uint32_t insn;
-	if (last) {
-		insn = 0xd65f03c0; /* ret */
-	} else {
-		int64_t rel = ((int64_t)to - (int64_t)from) / 4;
-		if (rel < -(1 << 25) || rel >= (1 << 25))
-			return -1;
-		insn = 0x14000000u | ((uint32_t)rel & 0x03ffffffu); /* b */
-	}
+	int64_t rel = ((int64_t)to - (int64_t)from) / 4;
+
+	if (rel < -(1 << 25) || rel >= (1 << 25))
+		return -1;
+	insn = 0x14000000u | ((uint32_t)rel & 0x03ffffffu); /* b */
 	memcpy(code + from, &insn, 4);
 	return 0;
 #else
-	(void)code; (void)from; (void)to; (void)last;
+	(void)code; (void)from; (void)to;
 	return -1;
 #endif
 }
@@ -121,8 +151,9 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 		snprintf(err, len, "jump chain: out of memory");
 		return NULL;
 	}
-	jc->size = region;
-	jc->code = mmap(NULL, region, PROT_READ | PROT_WRITE,
+	region = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
+	jc->size = region + TAIL_ROOM;
+	jc->code = mmap(NULL, jc->size, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (jc->code == MAP_FAILED) {
 		snprintf(err, len, "jump chain: mmap of %llu bytes: %s",
@@ -138,14 +169,22 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	const uint8_t trap = 0;
 #endif
 	/* Sparse chains (jumps far apart) fill only the pages they use. */
-	if (region <= (64u << 20))
-		memset(jc->code, trap, region);
+	if (jc->size <= (64u << 20))
+		memset(jc->code, trap, jc->size);
 	else
-		for (size_t i = 0; i < n; i++)
-			memset(jc->code + (off[i] & ~(uint64_t)4095), trap,
-			       region - (off[i] & ~(uint64_t)4095) < 4096 ? region - (off[i] & ~(uint64_t)4095) : 4096);
+		for (size_t i = 0; i <= n; i++) {
+			uint64_t pg = (i < n ? off[i] : region) & ~(uint64_t)4095;
+
+			memset(jc->code + pg, trap, jc->size - pg < 4096 ? jc->size - pg : 4096);
+		}
+	if (emit_tail(jc->code, region, off[0]) < 0) {
+		snprintf(err, len, "jump chain: the loop tail cannot reach offset %llu",
+			 (unsigned long long)off[0]);
+		amp_jumpchain_free(jc);
+		return NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (emit_jump(jc->code, off[i], i + 1 < n ? off[i + 1] : 0, i + 1 == n) < 0) {
+		if (emit_jump(jc->code, off[i], i + 1 < n ? off[i + 1] : region) < 0) {
 			snprintf(err, len, "jump chain: offset %llu is out of reach of the next",
 				 (unsigned long long)off[i]);
 			amp_jumpchain_free(jc);
@@ -153,7 +192,7 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 		}
 	}
 	if ((no_exec && *no_exec && strcmp(no_exec, "0") != 0) ||
-	    mprotect(jc->code, region, PROT_READ | PROT_EXEC) < 0) {
+	    mprotect(jc->code, jc->size, PROT_READ | PROT_EXEC) < 0) {
 		snprintf(err, len, "executable mappings are refused here (%s)",
 			 no_exec && *no_exec && strcmp(no_exec, "0") ? "AMP_NO_EXEC_MAPPINGS is set"
 								   : strerror(errno));
@@ -161,7 +200,7 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 		return NULL;
 	}
 #if defined(__aarch64__)
-	__builtin___clear_cache((char *)jc->code, (char *)jc->code + region);
+	__builtin___clear_cache((char *)jc->code, (char *)jc->code + jc->size);
 #endif
 	jc->entry = off[0];
 	return jc;
@@ -172,11 +211,12 @@ const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc)
 	return jc->code;
 }
 
-void amp_jumpchain_run(const struct amp_jumpchain *jc)
+void amp_jumpchain_run(const struct amp_jumpchain *jc, uint64_t times)
 {
-	void (*fn)(void) = (void (*)(void))(uintptr_t)(jc->code + jc->entry);
+	void (*fn)(uint64_t) = (void (*)(uint64_t))(uintptr_t)(jc->code + jc->entry);
 
-	fn();
+	if (times)
+		fn(times); /* the count is the first argument: rdi / x0 */
 }
 
 void amp_jumpchain_free(struct amp_jumpchain *jc)

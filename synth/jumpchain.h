@@ -12,15 +12,17 @@ struct amp_jumpchain;
 /* Smallest distance between two offsets (one jump instruction). */
 size_t amp_jumpchain_min_gap(void);
 /* Lays out a jump at each of off[0..n-1] in a fresh mapping of `region`
- * bytes: off[i] jumps to off[i+1], the last returns.  Written, then made
+ * bytes: off[i] jumps to off[i+1], the last to the loop tail (on its
+ * own line just past the region).  Written, then made
  * executable with mprotect.  NULL with the reason (architecture without
  * a code generator, executable mappings refused, offsets too close). */
 struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
 					  char *err, size_t len);
 /* Start of the generated code (offsets are relative to it). */
 const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc);
-/* Runs the chain once from off[0]. */
-void amp_jumpchain_run(const struct amp_jumpchain *jc);
+/* Runs the chain `times` times from off[0] (one call; a loop tail past
+ * the region counts the walks). */
+void amp_jumpchain_run(const struct amp_jumpchain *jc, uint64_t times);
 void amp_jumpchain_free(struct amp_jumpchain *jc);
 
 #endif

@@ -266,5 +266,17 @@ assert [p["name"] for p in d["phases"]][-5:] == ["cpu contexts", "cpu smt pairs"
 else
 	ok 0 "# SKIP python3 not installed"
 fi
+# Executable mappings refused: the build-time blocks run instead, and
+# the report says which code was used and why the rest is unknown.
+AMP_NO_EXEC_MAPPINGS=1 run --level=L1i --max-size=64K --reps=2
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+ok $? "a real L1i run with executable mappings refused (exit $rc)"
+has "$out" "L1i code: build-time blocks" "L1i says it ran the build-time blocks"
+has "$out" "executable mappings are refused" "with the reason"
+AMP_NO_EXEC_MAPPINGS=1 run --level=L1i --max-size=64K --reps=2 --json
+has "$out" '"code": "build-time blocks' "the JSON names the code used"
+run --sim=pii-233 --timing --max-size=1M
+expect_status 0 "the instruction side by timing on pii-233"
+has "$out" "L1i        32 B     16 KiB" "L1i line and size by timing"
 
 done_testing

@@ -1,0 +1,211 @@
+/* test_insn.c - the instruction side on simulated machines: the L1 code
+ * caches of AMP Table 1's presets (line, size, ways) and their ITLBs
+ * (page, entries) by counters and by timing (the code sweep, the
+ * I-cache control loop, the TLB sweep with jumps), and a seeded matrix
+ * of split and unified L1 and L2 configurations, with and without
+ * noise, whose split/unified answers must come out exactly by counters
+ * and by timing. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "insn_timing.h"
+#include "measure.h"
+#include "mod_sim.h"
+#include "sim.h"
+#include "tap.h"
+#include "timing.h"
+#include "tlb_timing.h"
+#include "util.h"
+
+/* The timing path on a simulated machine, instruction side included
+ * (what amp does without counters). */
+static int timed(struct mod_sim *ms, const char *spec, double noise, uint64_t seed, char *err, size_t len)
+{
+	static struct amp_sweep sw, code;
+	static struct amp_tlb_timing itlb;
+	struct amp_ctx *c = &ms->ctx;
+
+	if (mod_sim_build(ms, spec, noise, seed, 0, err, len) < 0)
+		return -1;
+	amp_ctx_init(c, &ms->host, &amp_backend_sim, 3, 3, seed);
+	amp_ctx_timing(c);
+	if (amp_sweep_run(c, 4ULL << 20, &sw, err, len) < 0 || amp_levels_timing(c, NULL, &sw, err, len) < 0 ||
+	    amp_insn_sweep_run(c, AMP_INSN_SWEEP_MAX, &code, err, len) < 0)
+		return -1;
+	amp_insn_levels_fill(c, &code);
+	if (amp_tlb_timing_measure_op(&ms->host, AMP_OP_IFETCH, 3, seed, &itlb, err, len) < 0)
+		return -1;
+	amp_tlb_timing_fill_side(c, &itlb, AMP_SIDE_INSN);
+	return amp_characterise(c, err, len);
+}
+
+static const struct sim_level_spec *spec_of(struct mod_sim *ms, enum sim_kind kind, int side_insn)
+{
+	const struct sim_spec *s = sim_get_spec(ms->sim);
+
+	for (int i = 0; i < s->n; i++)
+		if (s->lv[i].kind == kind && s->lv[i].level == 1 &&
+		    (s->lv[i].side == SIM_UNIFIED || (s->lv[i].side == SIM_INSN) == side_insn))
+			return &s->lv[i];
+	return NULL;
+}
+
+static int is(const struct amp_param *p, int64_t v)
+{
+	return amp_param_conclusive(p) && p->value == v;
+}
+
+static void test_presets(void)
+{
+	static const char *const presets[] = { "p5-133", "ppro-200", "pii-233", "usparc-1", "r10k-225" };
+
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		for (int timing = 0; timing < 2; timing++) {
+			struct mod_sim *ms = calloc(1, sizeof *ms);
+			char err[AMP_REASON_LEN];
+			const struct sim_level_spec *li, *tl;
+			struct amp_level *lv, *it;
+			int rc = timing ? timed(ms, presets[i], 0, 1, err, sizeof err)
+					: mod_sim_run(ms, presets[i], 0, NULL, err, sizeof err);
+
+			if (rc < 0) {
+				tap_ok(0, "%s %s: %s", presets[i], timing ? "timing" : "counters", err);
+				mod_sim_free(ms);
+				free(ms);
+				continue;
+			}
+			li = spec_of(ms, SIM_CACHE, 1);
+			lv = mod_sim_level(ms, "L1i");
+			tap_ok(lv && is(&lv->line, li->line) && is(&lv->size, (int64_t)li->size) &&
+			       is(&lv->assoc, li->assoc) && strcmp(lv->size.method, timing ? "timing" : "counters") == 0,
+			       "%s %s: L1i %u B / %llu B / %u-way (got %lld / %lld / %lld)", presets[i],
+			       timing ? "timing" : "counters", li->line, (unsigned long long)li->size, li->assoc,
+			       lv ? mod_sim_value(&lv->line) : -9, lv ? mod_sim_value(&lv->size) : -9,
+			       lv ? mod_sim_value(&lv->assoc) : -9);
+			if (timing) {
+				/* The control loop: within 3% (the I-cache paper's accuracy). */
+				double e = lv ? (double)mod_sim_value(&lv->effective_size) : -1;
+
+				tap_ok(e >= 0.97 * (double)li->size && e <= 1.03 * (double)li->size,
+				       "%s timing: I-cache control loop %.0f B within 3%% of %llu", presets[i], e,
+				       (unsigned long long)li->size);
+				tap_ok(lv && is(&lv->unified, 0), "%s timing: L1i split (got %lld)", presets[i],
+				       lv ? mod_sim_value(&lv->unified) : -9);
+				tl = spec_of(ms, SIM_TLB, 1);
+				it = mod_sim_level(ms, "ITLB");
+				tap_ok(tl && it && is(&it->line, (int64_t)tl->page) && is(&it->size, tl->entries),
+				       "%s timing: ITLB %llu B pages, %u entries (got %lld, %lld)", presets[i],
+				       tl ? (unsigned long long)tl->page : 0, tl ? tl->entries : 0,
+				       it ? mod_sim_value(&it->line) : -9, it ? mod_sim_value(&it->size) : -9);
+			}
+			mod_sim_free(ms);
+			free(ms);
+		}
+	}
+}
+
+/* Split or unified L1 and L2 (a unified L3 below a split L2), drawn from
+ * a seeded generator: sizes, ways (L2 two more than L1, so timing can
+ * reach its sets), lines, noise. */
+static void test_matrix(void)
+{
+	struct amp_rng rng;
+
+	amp_rng_seed(&rng, 5);
+	for (int k = 0; k < 8; k++) {
+		int l1u = (int)amp_rng_below(&rng, 2), l2u = l1u || k % 2; /* the sim has no split L2 under a unified L1 */
+		unsigned line = amp_rng_below(&rng, 2) ? 64 : 32, a1 = 2u << amp_rng_below(&rng, 2);
+		unsigned a2 = a1 + 2 + 2 * (unsigned)amp_rng_below(&rng, 3);
+		uint64_t s1 = (uint64_t)a1 * 4096 / (1u + (unsigned)amp_rng_below(&rng, 2));
+		uint64_t s2 = (uint64_t)a2 * (16u << amp_rng_below(&rng, 2)) * 1024 / 4;
+		double noise = k & 2 ? 0.0005 : 0;
+		char spec[512], l1[128], l2[256];
+
+		/* A power of two of sets, and half of L2 twice L1 (the test's reach). */
+		s2 = (uint64_t)a2 * line * 64;
+		while (s2 < 8 * s1)
+			s2 *= 2;
+		if (l1u)
+			snprintf(l1, sizeof l1, "L1:size=%llu,line=%u,assoc=%u", (unsigned long long)s1, line, a1);
+		else
+			snprintf(l1, sizeof l1, "L1d:size=%llu,line=%u,assoc=%u;L1i:size=%llu,line=%u,assoc=%u",
+				 (unsigned long long)s1, line, a1, (unsigned long long)s1, line, a1);
+		if (l2u)
+			snprintf(l2, sizeof l2, "L2:size=%llu,line=%u,assoc=%u", (unsigned long long)s2, line, a2);
+		else
+			snprintf(l2, sizeof l2, "L2d:size=%llu,line=%u,assoc=%u;L2i:size=%llu,line=%u,assoc=%u;"
+				 "L3:size=%llu,line=%u,assoc=16", (unsigned long long)s2, line, a2,
+				 (unsigned long long)s2, line, a2, (unsigned long long)(8 * s2), line);
+		snprintf(spec, sizeof spec, "%s;%s;MEM:latency=200", l1, l2);
+		for (int timing = 0; timing < 2; timing++) {
+			struct mod_sim *ms = calloc(1, sizeof *ms);
+			char err[AMP_REASON_LEN];
+			struct amp_level *d, *i, *u;
+			int rc = timing ? timed(ms, spec, noise, 100 + (uint64_t)k, err, sizeof err)
+					: mod_sim_run_ex(ms, spec, noise, 100 + (uint64_t)k, 8, 8, NULL, NULL, err,
+							 sizeof err);
+
+			d = rc == 0 ? mod_sim_level(ms, "L1d") : NULL;
+			i = rc == 0 ? mod_sim_level(ms, "L1i") : NULL;
+			u = rc == 0 ? mod_sim_level(ms, "L2") : NULL;
+			tap_ok(d && i && u && is(&d->unified, l1u) && is(&i->unified, l1u) && is(&u->unified, l2u),
+			       "matrix %d %s%s: L1 %s, L2 %s (got L1d %lld L1i %lld L2 %lld%s%s) [%s]", k,
+			       timing ? "timing" : "counters", noise > 0 ? " noise" : "", l1u ? "unified" : "split",
+			       l2u ? "unified" : "split", d ? mod_sim_value(&d->unified) : -9,
+			       i ? mod_sim_value(&i->unified) : -9, u ? mod_sim_value(&u->unified) : -9,
+			       rc < 0 ? ": " : (u && !u->unified.known ? ": " : ""),
+			       rc < 0 ? err : (u && !u->unified.known ? u->unified.reason : ""), spec);
+			mod_sim_free(ms);
+			free(ms);
+		}
+	}
+}
+
+/* Executable mappings refused: the build-time blocks (synth/blocks.c)
+ * measure the L1i's capacity with the control loop; on the simulated
+ * machine their code is a straight run of fetches over their bytes. */
+static void test_blocks(void)
+{
+	static const char *const presets[] = { "p5-133", "pii-233", "r10k-225" };
+
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		struct mod_sim *ms = calloc(1, sizeof *ms);
+		static struct amp_sweep sw;
+		char err[AMP_REASON_LEN] = "";
+		struct amp_ctx *c = &ms->ctx;
+		struct amp_level *lv;
+		const struct sim_level_spec *li;
+		double e = -1;
+		int rc = mod_sim_build(ms, presets[i], 0, 1, 0, err, sizeof err);
+
+		if (rc == 0) {
+			amp_ctx_init(c, &ms->host, &amp_backend_sim, 3, 3, 1);
+			amp_ctx_timing(c);
+			rc = amp_sweep_run(c, 4ULL << 20, &sw, err, sizeof err) < 0 ||
+			     amp_levels_timing(c, NULL, &sw, err, sizeof err) < 0;
+		}
+		if (rc == 0) {
+			amp_insn_blocks_fill(c, "executable mappings are refused (test)");
+			rc = amp_characterise(c, err, sizeof err);
+		}
+		li = rc == 0 ? spec_of(ms, SIM_CACHE, 1) : NULL;
+		lv = rc == 0 ? mod_sim_level(ms, "L1i") : NULL;
+		if (lv && amp_param_conclusive(&lv->effective_size))
+			e = (double)lv->effective_size.value;
+		tap_ok(li && e >= 0.97 * (double)li->size && e <= 1.03 * (double)li->size &&
+		       strncmp(lv->code, "build-time blocks", 17) == 0 && !lv->assoc.known && lv->assoc.reason[0],
+		       "%s build-time blocks: L1i capacity %.0f B within 3%% of %llu, the rest says why%s%s", presets[i],
+		       e, li ? (unsigned long long)li->size : 0, err[0] ? ": " : "", err);
+		mod_sim_free(ms);
+		free(ms);
+	}
+}
+
+int main(void)
+{
+	test_blocks();
+	test_presets();
+	test_matrix();
+	return tap_done();
+}
