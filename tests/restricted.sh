@@ -86,6 +86,10 @@ if "$DENY" exec=EACCES -- true 2>/dev/null; then
 	has "$out" "L1i" "no exec mappings: L1i is reported"
 	runw "$DENY" exec=EACCES -- "$AMP" $SHORT
 	finished "no exec mappings: a real run"
+	runw "$DENY" exec=EACCES -- "$AMP" --level=L1i --reps=2 --max-size=64K
+	finished "no exec mappings: a real L1i run"
+	has "$out" "L1i code: build-time blocks" "no exec mappings: L1i runs the build-time blocks"
+	has "$out" "executable mappings are refused" "no exec mappings: and says why"
 else
 	ok 0 "# SKIP seccomp filters cannot be installed here (exec case)"
 fi
