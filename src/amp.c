@@ -402,24 +402,39 @@ static void cpu_phase_done(void *arg, const char *name)
 
 /* --cpu: the cores as a system (cpu_sys.c), sized by the sweep's levels;
  * a simulated machine has no cores to time. */
-static void characterise_cpu(const struct amp_config *cfg, const struct amp_host *host,
-			     const struct amp_sweep *sw, struct amp_report *r, uint64_t *t)
+/* --cpu: the core micro-benchmarks (cpu_ops.c), then the cores as a
+ * system (cpu_sys.c) sized by the sweep's levels; a simulated machine has
+ * no cores to time.  Returns the status the CPU part adds. */
+static int characterise_cpu(const struct amp_config *cfg, const struct amp_host *host,
+			    const struct amp_sweep *sw, struct amp_report *r, uint64_t *t)
 {
+	static struct amp_cpu ops;
 	static struct amp_cpusys s;
 	struct amp_cpusys_opts o = { .seed = cfg->seed, .phase_done = cpu_phase_done };
 	struct phase_arg pa = { cfg, r, t };
 	char err[AMP_REASON_LEN];
+	int status = AMP_EXIT_OK;
 
+	r->cpu_part = &ops;
 	r->cpusys = &s;
 	if (host->sim) {
+		amp_cpu_unknown(&ops, "a simulated machine has no cores to time: --cpu needs a real machine");
 		amp_cpusys_unknown(&s, "a simulated machine has no cores to time: --cpu measures real hardware only");
-		return;
+		fprintf(stderr, "amp: --cpu: %s\n", ops.reason);
+		phase_done(cfg, r, "cpu", t);
+		return status;
 	}
+	if (amp_cpu_measure(&ops, 250e3, cfg->reps) < 0)
+		status = AMP_EXIT_FAILED;
+	phase_done(cfg, r, "cpu", t);
+	for (int i = 0; cfg->verbose && i < ops.nbench; i++)
+		fprintf(stderr, "amp:   cpu %-16s %7.2f s\n", ops.bench[i].name, ops.bench[i].seconds);
 	for (int k = 0; k < sw->nclusters - sw->reached_memory && o.nlevels < AMP_CPUSYS_MAX_LEVELS; k++)
 		o.level_bytes[o.nlevels++] = sw->size[sw->cl[k].fits];
 	o.phase_arg = &pa;
 	if (amp_cpusys_measure(&s, &o, err, sizeof err) < 0)
 		amp_cpusys_unknown(&s, err);
+	return status;
 }
 
 static int inconclusive(const struct amp_ctx *c)
@@ -587,22 +602,8 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "timing", &t);
 	}
-	if (cfg->cpu) {
-		static struct amp_cpu cpu;
-
-		if (host->sim) {
-			amp_cpu_unknown(&cpu, "a simulated machine has no cores to time: --cpu needs a real machine");
-			fprintf(stderr, "amp: --cpu: %s\n", cpu.reason);
-		}
-		else if (amp_cpu_measure(&cpu, 250e3, cfg->reps) < 0)
-			status = AMP_EXIT_FAILED;
-		r.cpu_part = &cpu;
-		phase_done(cfg, &r, "cpu", &t);
-		for (int i = 0; cfg->verbose && i < cpu.nbench; i++)
-			fprintf(stderr, "amp:   cpu %-16s %7.2f s\n", cpu.bench[i].name, cpu.bench[i].seconds);
-	}
-	if (cfg->cpu)
-		characterise_cpu(cfg, host, &sw, &r, &t);
+	if (cfg->cpu && characterise_cpu(cfg, host, &sw, &r, &t) != AMP_EXIT_OK)
+		status = AMP_EXIT_FAILED;
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;
 	amp_progress_stop();
 	*done = &r;

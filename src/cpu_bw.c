@@ -114,12 +114,15 @@ static double pc_pair(int a, int b, uint64_t block, char *err, size_t len)
 		free(j);
 		return -1;
 	}
-	if (!amp_team_run(2, cpus, pc_member, j, m, err, len)) {
-		amp_memory_release(block);
+	/* Released once the threads are done: nothing else reserves memory
+	 * before the block is freed below, on every path. */
+	int ran = amp_team_run(2, cpus, pc_member, j, m, err, len);
+
+	amp_memory_release(block);
+	if (!ran) {
 		free(j);
 		return -1;
 	}
-	amp_memory_release(block); /* freed below, on every path */
 	if (!j->buf) {
 		snprintf(err, len, "out of memory for a %llu-byte block", (unsigned long long)block);
 		free(j);

@@ -852,17 +852,19 @@ static void text_num(FILE *out, const struct amp_num *n, const char *fmt)
 		fprintf(out, "unknown (%s)", n->reason);
 }
 
-static void text_cpus(FILE *out, const struct amp_cpusys *s, uint64_t mask)
+/* The CPUs of mask: "{0,1}" in text, "[0, 1]" in JSON. */
+static void print_cpus(FILE *out, const struct amp_cpusys *s, uint64_t mask, const char *brackets,
+		       const char *comma)
 {
 	const char *sep = "";
 
-	fputc('{', out);
+	fputc(brackets[0], out);
 	for (int i = 0; i < s->ncpus; i++)
 		if (mask >> i & 1) {
 			fprintf(out, "%s%d", sep, s->cpu[i]);
-			sep = ",";
+			sep = comma;
 		}
-	fputc('}', out);
+	fputc(brackets[1], out);
 }
 
 void amp_cpusys_emit_text(const struct amp_cpusys *s, FILE *out)
@@ -920,7 +922,7 @@ void amp_cpusys_emit_text(const struct amp_cpusys *s, FILE *out)
 			const struct amp_locality_node *nd = &s->node[k];
 
 			fprintf(out, "    %*s", 2 * nd->depth, "");
-			text_cpus(out, s, nd->cpus);
+			print_cpus(out, s, nd->cpus, "{}", ",");
 			fprintf(out, " %s %s", nd->parent < 0 ? "every CPU; at block" : "clique at block",
 				amp_fmt_size(nd->block, b1, sizeof b1));
 			if (nd->gbs > 0)
@@ -981,26 +983,13 @@ static void json_num(FILE *out, const char *key, const struct amp_num *n)
 	}
 }
 
-static void json_cpus(FILE *out, const struct amp_cpusys *s, uint64_t mask)
-{
-	const char *sep = "";
-
-	fputc('[', out);
-	for (int i = 0; i < s->ncpus; i++)
-		if (mask >> i & 1) {
-			fprintf(out, "%s%d", sep, s->cpu[i]);
-			sep = ", ";
-		}
-	fputc(']', out);
-}
-
 static void json_node(FILE *out, const struct amp_cpusys *s, int k, int indent)
 {
 	const struct amp_locality_node *nd = &s->node[k];
 	int nchild = 0;
 
 	fprintf(out, "{\"cpus\": ");
-	json_cpus(out, s, nd->cpus);
+	print_cpus(out, s, nd->cpus, "[]", ", ");
 	fprintf(out, ", \"block\": %llu, \"gbs\": ", (unsigned long long)nd->block);
 	if (nd->gbs > 0)
 		fprintf(out, "%.6g", nd->gbs);

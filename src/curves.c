@@ -552,12 +552,9 @@ int amp_curves_check(const char *dir, char *err, size_t len)
 	return 0;
 }
 
+/* DIR exists: amp_curves_check made it before the measurement. */
 int amp_curves_write(const char *dir, const struct amp_report *r, char *err, size_t len)
 {
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		snprintf(err, len, "--curves: cannot create %s: %s", dir, strerror(errno));
-		return -1;
-	}
 	if (r->sweep && r->sweep->n && write_sweep(dir, r, err, len) < 0)
 		return -1;
 	for (int i = 0; i < rec.n; i++)

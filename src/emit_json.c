@@ -138,12 +138,9 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	fputs("]},\n  ", out);
 	num(out, "memory_latency_ticks", &r->memory_ticks, ",\n  ");
 	num(out, "core_mhz", &r->core_mhz, ",\n");
-	if (r->cpu_part || r->cpusys) {
+	if (r->cpu_part) { /* --cpu sets both halves */
 		fputs("  \"cpu\": {\n    ", out);
-		if (r->cpu_part)
-			amp_cpu_json_members(r->cpu_part, out);
-		else
-			fputs("\"reason\": null", out);
+		amp_cpu_json_members(r->cpu_part, out);
 		if (r->cpusys)
 			amp_cpusys_json_members(r->cpusys, out);
 		fputs("\n  },\n", out);

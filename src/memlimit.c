@@ -70,6 +70,11 @@ void amp_memory_release(uint64_t bytes)
 	atomic_fetch_sub(&reserved, bytes);
 }
 
+int amp_thp_forbidden(void)
+{
+	return getenv("AMP_NO_THP") != NULL;
+}
+
 uint64_t amp_touch_granule(int wants_huge)
 {
 	static int mode = -1; /* 0 never, 1 madvise, 2 always */
@@ -77,7 +82,7 @@ uint64_t amp_touch_granule(int wants_huge)
 
 	if (mode < 0) {
 		mode = 1;
-		if (getenv("AMP_NO_THP")) /* the runner forbids them (runner.c) */
+		if (amp_thp_forbidden()) /* the runner forbids them (runner.c) */
 			mode = 0;
 		else if (amp_read_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line) == 0)
 			mode = strstr(line, "[always]") ? 2 : strstr(line, "[never]") ? 0 : 1;

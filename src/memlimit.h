@@ -23,5 +23,7 @@ void amp_memory_release(uint64_t bytes);
  * pages back ordinary mappings ("always"; or "madvise" and the caller
  * asks for huge pages), else the base page. */
 uint64_t amp_touch_granule(int wants_huge);
+/* AMP_NO_THP is set: amp's mappings must not get huge pages. */
+int amp_thp_forbidden(void);
 
 #endif

@@ -81,18 +81,19 @@ static int option_index(const char *name)
 	return -1;
 }
 
-static int option_index_short(int letter)
-{
-	for (int i = 0; amp_options[i].name; i++)
-		if (amp_options[i].short_name == letter)
-			return i;
-	return 0;
-}
-
 /* getopt_long's value for table row i: its short letter, or 256 + i. */
 static int option_val(int i)
 {
 	return amp_options[i].short_name ? amp_options[i].short_name : 256 + i;
+}
+
+/* The table row getopt_long's value val stands for, or -1. */
+static int option_of_val(int val)
+{
+	for (int i = 0; amp_options[i].name; i++)
+		if (option_val(i) == val)
+			return i;
+	return -1;
 }
 
 static int is(int val, const char *name)
@@ -140,12 +141,13 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		uint64_t u;
 
 		if (c == '?') {
-			if (optopt >= 256 && optopt - 256 < n)
+			/* A known option reported here was given a value it
+			 * does not take ("--json=1"). */
+			int known = optopt ? option_of_val(optopt) : -1;
+
+			if (known >= 0 && !amp_options[known].arg)
 				snprintf(err, len, "option '--%s' takes no value (see amp --help)",
-					 amp_options[optopt - 256].name);
-			else if (optopt && optopt < 256 && strchr(shortopts, optopt) && !amp_options[option_index_short(optopt)].arg)
-				snprintf(err, len, "option '--%s' takes no value (see amp --help)",
-					 amp_options[option_index_short(optopt)].name);
+					 amp_options[known].name);
 			else if (optopt && optopt < 256)
 				snprintf(err, len, "unknown option '-%c' (see amp --help)", optopt);
 			else

@@ -226,7 +226,7 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
 	/* A hint; 4K pages work too.  AMP_NO_THP=1 forbids huge pages here,
 	 * as on a host without transparent huge pages. */
-	if (getenv("AMP_NO_THP"))
+	if (amp_thp_forbidden())
 		madvise(rp->base, rp->size, MADV_NOHUGEPAGE);
 	else if (p->huge)
 		madvise(rp->base, rp->size, MADV_HUGEPAGE);

@@ -99,8 +99,7 @@ expect_status 0 "AMP_NO_EXEC_MAPPINGS: the simulated L1i"
 # 8. One CPU.
 if command -v taskset >/dev/null 2>&1; then
 	runw taskset -c 0 "$AMP" $SHORT --json
-	finished_json=$rc
-	[ "$finished_json" -le 1 ]
+	[ "$rc" -le 1 ]
 	ok $? "one CPU: finishes (exit $rc)"
 	has "$out" '"pinned_cpu": 0' "one CPU: pinned to CPU 0"
 else

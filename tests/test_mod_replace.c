@@ -111,57 +111,44 @@ static int expected(int pol, unsigned a)
  * sees the noise: spurious misses, rare context switches). */
 static const struct { double noise; uint64_t seed; } runs[] = { { 0, 1 }, { 0.01, 2 }, { 0.01, 7 } };
 
-static void test_l1d(void)
+/* Every policy at every ways (tree plru needs a power of two) for one
+ * level, over the first nruns of runs[]: spec is a format taking the
+ * level's size (unit × ways), its ways and the policy; what a format
+ * taking the ways and the policy. */
+static void policy_matrix(const char *spec, unsigned unit, const char *level, const char *what_fmt,
+			  size_t nruns)
 {
 	for (int p = 0; p < 4; p++)
 		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
-			for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+			for (size_t r = 0; r < nruns; r++) {
 				char text[256], what[64];
 
 				if (p == AMP_POLICY_PLRU && ways[w] == 12)
 					continue;
-				snprintf(text, sizeof text, "L1d:size=%uK,assoc=%u,policy=%s;L1i:size=32K",
-					 4 * ways[w], ways[w], pol_key[p]);
-				snprintf(what, sizeof what, "L1d %u-way %s", ways[w], pol_key[p]);
-				expect(text, runs[r].noise, runs[r].seed, "L1d", expected(p, ways[w]), what);
+				snprintf(text, sizeof text, spec, unit * ways[w], ways[w], pol_key[p]);
+				snprintf(what, sizeof what, what_fmt, ways[w], pol_key[p]);
+				expect(text, runs[r].noise, runs[r].seed, level, expected(p, ways[w]), what);
 			}
+}
+
+static void test_l1d(void)
+{
+	policy_matrix("L1d:size=%uK,assoc=%u,policy=%s;L1i:size=32K", 4, "L1d", "L1d %u-way %s",
+		      sizeof runs / sizeof runs[0]);
 }
 
 static void test_l2(void)
 {
-	for (int p = 0; p < 4; p++)
-		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
-			for (size_t r = 0; r < 2; r++) {
-				char text[256], what[64];
-
-				if (p == AMP_POLICY_PLRU && ways[w] == 12)
-					continue;
-				/* 64 KiB ways below the 8-way L1d's 4 KiB: with
-				 * evictors; at 12 and 16 ways after the check
-				 * that L2 is no exclusive pair with it. */
-				snprintf(text, sizeof text,
-					 "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=%uK,assoc=%u,policy=%s",
-					 64 * ways[w], ways[w], pol_key[p]);
-				snprintf(what, sizeof what, "L2 %u-way %s below an 8-way L1d", ways[w], pol_key[p]);
-				expect(text, runs[r].noise, runs[r].seed, "L2", expected(p, ways[w]), what);
-			}
+	/* 64 KiB ways below the 8-way L1d's 4 KiB: with evictors; at 12
+	 * and 16 ways after the check that L2 is no exclusive pair with it. */
+	policy_matrix("L1d:size=32K,assoc=8;L1i:size=32K;L2:size=%uK,assoc=%u,policy=%s", 64, "L2",
+		      "L2 %u-way %s below an 8-way L1d", 2);
 }
 
 static void test_tlb(void)
 {
-	for (int p = 0; p < 4; p++)
-		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
-			for (size_t r = 0; r < 2; r++) {
-				char text[256], what[64];
-
-				if (p == AMP_POLICY_PLRU && ways[w] == 12)
-					continue;
-				snprintf(text, sizeof text,
-					 "L1d:size=32K;L1i:size=32K;DTLB:entries=%u,assoc=%u,policy=%s",
-					 16 * ways[w], ways[w], pol_key[p]);
-				snprintf(what, sizeof what, "DTLB %u-way %s", ways[w], pol_key[p]);
-				expect(text, runs[r].noise, runs[r].seed, "DTLB", expected(p, ways[w]), what);
-			}
+	policy_matrix("L1d:size=32K;L1i:size=32K;DTLB:entries=%u,assoc=%u,policy=%s", 16, "DTLB",
+		      "DTLB %u-way %s", 2);
 	/* Fully associative: one set, many rounds in it. */
 	for (int p = 0; p < 4; p++) {
 		char text[256], what[64];
