@@ -23,7 +23,7 @@ static const struct {
 	  "timed walks over a full L1 set with half of its lines shifted by 8, 16, 32... bytes" },
 	{ "evset", "a physically indexed level's sets are found by experiment: a minimal group of lines that evicts "
 		   "one line has as many lines as the level has ways",
-	  "timed walks over pools of lines, shrunk by group testing until removing any line stops the eviction" },
+	  "walks (timed, or counted where strides failed to predict the sets) over pools of lines, shrunk by group testing until removing any line stops the eviction" },
 	{ "block", "lines of one eviction class moved by less than a line still collide",
 	  "timed walks over an eviction class with half of it moved by growing offsets, or access pairs" },
 	{ "inclusion", "evicting a line from this level evicts it from the level above only if the level is inclusive; "

@@ -259,7 +259,9 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 	double misses;
 	int rc, seq;
 
-	if (lv->method == AMP_METHOD_TIMING) {
+	if (evict && !amp_evictors_usable(lv))
+		evict = 0;
+	if (lv->method == AMP_METHOD_TIMING || !evict) {
 		uint64_t *off = malloc(n * sizeof *off);
 
 		if (!off) {
@@ -268,12 +270,10 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 		}
 		for (uint64_t i = 0; i < n; i++)
 			off[i] = base + i * stride;
-		rc = amp_timing_rate(c, lv, off, n, base + stride * (n - 1) + 64, rate, err, len);
+		rc = amp_offsets_rate(c, lv, off, n, base + stride * (n - 1) + 64, rate, err, len);
 		free(off);
 		return rc;
 	}
-	if (evict && !amp_evictors_usable(lv))
-		evict = 0;
 	if (evict && lv->way.known && lv->thrash_ways > 0) {
 		/* Evictors share this level's other sets; once its geometry is
 		 * known, refuse walks whose evictors would overflow them. */
@@ -303,6 +303,35 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 	} else {
 		seq = amp_plan_add_strided(&p, base, stride, (size_t)n);
 	}
+	if (seq < 0) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		amp_plan_free(&p);
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, op, 2, 0);
+	amp_plan_add_pass(&p, seq, op, walks, 1);
+	rc = amp_count(c, &p, lv->ev, &misses, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	*rate = misses / (double)(n * walks);
+	return 0;
+}
+
+int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		     uint64_t region, double *rate, char *err, size_t len)
+{
+	struct amp_plan p;
+	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
+	enum amp_op op = amp_level_op(lv);
+	double misses;
+	int rc, seq;
+
+	if (lv->method == AMP_METHOD_TIMING)
+		return amp_timing_rate(c, lv, off, n, region, rate, err, len);
+	amp_plan_init(&p, "cyclic", region);
+	p.huge = lv->kind == AMP_KIND_CACHE;
+	seq = amp_plan_add_seq(&p, off, (size_t)n);
 	if (seq < 0) {
 		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
 		amp_plan_free(&p);

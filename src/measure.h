@@ -88,6 +88,10 @@ struct amp_level {
 	struct amp_param unified;        /* 1 unified, 0 this side only */
 	int fully_associative;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
+	/* Counters: virtual strides did not predict this physically
+	 * indexed level's sets (scattered page frames), so eviction sets
+	 * found by experiment decide its geometry (mod_evset.c). */
+	int sets_by_experiment;
 	char code[96];          /* instruction side: which code ran ("" data side) */
 };
 
@@ -139,6 +143,12 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
  * walks for hundreds of accesses; the access kind is lv's side. */
 int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 		    uint64_t stride, uint64_t n, double *rate, char *err, size_t len);
+
+/* Miss rate per access of the lines at off[0..n-1] (in a region of
+ * `region` bytes) walked cyclically in that order, as amp_cyclic_rate:
+ * counted, or by timing (amp_timing_rate) on the timing path. */
+int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		     uint64_t region, double *rate, char *err, size_t len);
 
 /* The same, optionally with lines between the test accesses that evict
  * each test line from the level above (so a level above with more ways

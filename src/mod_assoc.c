@@ -51,6 +51,7 @@ static uint64_t vote_base(const struct amp_level *lv, unsigned v)
  * accesses; set while a search runs (see assoc_run). */
 struct search {
 	int evict;
+	int evict_failed; /* needed evictors, and the walks with them failed */
 	uint64_t hi; /* timing: a stride known to be a multiple of the way */
 };
 static _Thread_local struct search search;
@@ -222,12 +223,91 @@ static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 	return 1;
 }
 
+/* Groups of lines at the found way stride, shifted by whole pages, that
+ * the check below walks: other pages, other frames. */
+#define MAPPING_CHECKS 4
+
+/* Counters, physically indexed levels: with contiguous frames (or huge
+ * pages) `ways` lines `way` bytes apart fit one set and one more
+ * thrashes it, from any starting page.  Scattered frames put such lines
+ * in random sets, and the answer found at one start does not hold at
+ * another.  1: the strides predicted the sets; 0: they did not (why). */
+static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, int64_t way,
+			 char *why, size_t len)
+{
+	for (unsigned k = 1; k <= MAPPING_CHECKS; k++) {
+		uint64_t base = vote_base(lv, k) + 5 * k * c->page;
+		int fit, over;
+		char err[AMP_REASON_LEN];
+
+		if (thrash(c, lv, base, (uint64_t)way, (uint64_t)ways, &fit, err, sizeof err) < 0 ||
+		    thrash(c, lv, base, (uint64_t)way, (uint64_t)ways + 1, &over, err, sizeof err) < 0) {
+			snprintf(why, len, "%s", err);
+			return 0;
+		}
+		if (fit || !over) {
+			snprintf(why, len, "virtual strides do not predict its sets: %lld lines %lld bytes apart %s one set %u pages further on (scattered page frames)",
+				 (long long)(fit ? ways : ways + 1), (long long)way, fit ? "overflow" : "fit",
+				 5 * k);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Counters, caches below level 1 (physically indexed): when the stride
+ * answers do not hold up (unknown, split votes, or failing the mapping
+ * check), leave ways, way and size to eviction sets (mod_evset.c) and
+ * say why.  1: handed over. */
+static int by_experiment_if_scattered(struct amp_ctx *c, struct amp_level *lv)
+{
+	char why[AMP_REASON_LEN];
+	int holds;
+
+	if (lv->method != AMP_METHOD_COUNTERS || lv->kind != AMP_KIND_CACHE || lv->level < 2) {
+		search.evict = 0;
+		return 0;
+	}
+	if (search.evict_failed && amp_param_conclusive(&lv->way) && lv->above->way.known &&
+	    lv->way.value <= lv->above->way.value) {
+		/* No more ways and no bigger way than the level above, and no
+		 * evictors to tell them apart: that level's own thrash. */
+		search.evict = 0;
+		snprintf(why, sizeof why, "%s showed the geometry of %s above it (%lld ways, way %lld B), and walks with lines that evict them from %s failed",
+			 lv->name, lv->above->name, (long long)lv->assoc.value, (long long)lv->way.value,
+			 lv->above->name);
+	} else if (amp_param_conclusive(&lv->assoc) && amp_param_conclusive(&lv->way)) {
+		/* With the evictors the answer was found with, if any; as
+		 * while searching, their walks are not yet limited by the
+		 * sets the answer gives. */
+		lv->way.known = 0;
+		holds = mapping_holds(c, lv, lv->assoc.value, lv->way.value, why, sizeof why);
+		lv->way.known = 1;
+		search.evict = 0;
+		if (holds)
+			return 0;
+	} else {
+		search.evict = 0;
+		const struct amp_param *p = amp_param_conclusive(&lv->assoc) ? &lv->way : &lv->assoc;
+
+		snprintf(why, sizeof why, "virtual strides gave no %s (%s)",
+			 p == &lv->way ? "way size" : "associativity", p->reason);
+	}
+	lv->sets_by_experiment = 1;
+	lv->thrash_ways = 0;
+	amp_param_unknown(&lv->assoc, "%s", why);
+	amp_param_unknown(&lv->way, "%s", why);
+	amp_param_unknown(&lv->size, "%s", why);
+	return 1;
+}
+
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
 	int64_t unit = (int64_t)unit_of(lv);
 
 	search.evict = 0;
+	search.evict_failed = 0;
 	search.hi = 0;
 	if (amp_vote(c, lv, ways_vote, &ways) == 0 && amp_evictors_usable(lv) &&
 	    ways.value <= lv->above->thrash_ways) {
@@ -241,19 +321,23 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 			ways = again;
 		} else {
 			search.evict = 0;
+			search.evict_failed = 1;
 		}
 	}
 	if (!ways.known || ways.inconclusive) {
 		lv->assoc = ways;
+		if (by_experiment_if_scattered(c, lv))
+			return 0;
 		amp_param_unknown(&lv->way, "needs the associativity first");
 		amp_param_unknown(&lv->size, "needs the associativity first");
 		return 0;
 	}
 	lv->thrash_ways = (int)ways.value;
 	amp_vote(c, lv, way_vote, &way);
-	search.evict = 0;
 	lv->assoc = ways;
 	lv->way = way;
+	if (by_experiment_if_scattered(c, lv))
+		return 0;
 	if (!way.known || way.inconclusive) {
 		amp_param_unknown(&lv->size, "needs the way size (%s)", way.reason);
 		return 0;

@@ -1,6 +1,8 @@
 /* mod_evset.c - associativity, way size and capacity of a physically
- * indexed level by eviction sets (timing path; X-Ray 4.5.2's problem,
- * solved by group testing as in the eviction-set literature).
+ * indexed level by eviction sets (X-Ray 4.5.2's problem, solved by group
+ * testing as in the eviction-set literature).  The timing path uses it
+ * below L1 always; the counter path where virtual strides failed to
+ * predict the sets (mod_assoc.c's mapping check: scattered frames).
  *
  * Virtual strides say nothing about sets once page frames are scattered
  * (a guest's "physical" pages are scattered again by the host).  So:
@@ -15,7 +17,11 @@
  *  - every other pool line is then tested against ways lines of that
  *    set: the share that joins it is 1 / (page colours), so the way size
  *    is the page times the nearest power of two of 1 / share (or, when
- *    every page joins it, a stride within the page);
+ *    every page joins it, a stride within the page).  With counters the
+ *    candidates are tested in groups of up to `ways` lines (so no other
+ *    set can overflow), a group that thrashes is split to count its
+ *    joiners, and sampling goes on until enough have joined for the
+ *    power of two to be clear;
  *  - capacity = ways x way size.
  * The class found (the set and the pool lines that joined it) is kept
  * for the block-size test (mod_block.c). */
@@ -33,6 +39,18 @@
 #define MIN_MISSES_PER_WALK 2.5
 /* Pool lines tested for the way size (more: a finer share). */
 #define CLASS_SAMPLE 1024
+/* Counters: the pool may grow this far (no L1 reference to fit). */
+#define POOL_MAX_COUNTERS 16384
+/* Counters: joiners that make the share's power of two clear (the
+ * relative error of the share is about 1/sqrt of this), and the most
+ * candidates tested for them. */
+#define JOINERS_WANTED 64
+#define CANDIDATES_MAX 65536
+/* Counters: misses per walk that mark a walk as thrashing.  A walk that
+ * fits misses nothing once primed (the minimum over repetitions drops
+ * interference); a random-replacement set overflowed by one line misses
+ * about twice a walk, but with some walks' worth of spread. */
+#define MIN_MISSES_PER_WALK_COUNTED 0.25
 
 /* One vote's eviction set, kept from the ways vote for the way vote. */
 struct evset {
@@ -63,6 +81,8 @@ static uint64_t pool_max(const struct amp_ctx *c, const struct amp_level *lv)
 	const struct amp_level *top = amp_level_top(lv);
 	uint64_t unit = top->line.known ? (uint64_t)top->line.value : 64, lines;
 
+	if (lv->method == AMP_METHOD_COUNTERS)
+		return POOL_MAX_COUNTERS;
 	if (!top->size.known || !top->assoc.known)
 		return 256;
 	lines = (uint64_t)top->size.value / unit;
@@ -76,6 +96,8 @@ static double thrash_threshold(const struct amp_level *lv)
 {
 	double t = MIN_MISSES_PER_WALK;
 
+	if (lv->method == AMP_METHOD_COUNTERS)
+		return MIN_MISSES_PER_WALK_COUNTED;
 	if (lv->above && lv->above->assoc.known && (lv->above->assoc.value + 1) / 2.0 > t)
 		t = (double)(lv->above->assoc.value + 1) / 2.0;
 	return t;
@@ -86,7 +108,7 @@ static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 {
 	double rate;
 
-	if (amp_timing_rate(c, lv, off, n, region, &rate, err, len) < 0)
+	if (amp_offsets_rate(c, lv, off, n, region, &rate, err, len) < 0)
 		return -1;
 	*yes = rate * (double)n >= thrash_threshold(lv);
 	return 0;
@@ -162,8 +184,9 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		if (n > max) {
 			free(s);
 			snprintf(err, len,
-				 "%s: no pool of up to %llu lines, one per page at one page offset, thrashes it (its sets may hash more address bits than the page colour; a bigger pool would not fit L1, which the timing reference needs)",
-				 lv->name, (unsigned long long)max);
+				 "%s: no pool of up to %llu lines, one per page at one page offset, thrashes it (its sets may hash more address bits than the page colour%s)",
+				 lv->name, (unsigned long long)max,
+				 lv->method == AMP_METHOD_TIMING ? "; a bigger pool would not fit L1, which the timing reference needs" : "");
 			return -1;
 		}
 		if (thrashes(c, lv, e->pool, n, e->region, &yes, err, len) < 0) {
@@ -209,6 +232,54 @@ static int in_set(const struct evset *e, uint64_t x)
 	return 0;
 }
 
+/* Counters: how many of g[0..k-1] (k <= ways) join the set, added to
+ * *joined (joiners into the class): ways lines of the set plus the group
+ * thrash iff one of them joins (the group alone, at most `ways` lines,
+ * cannot overflow any other set); a group that does is halved. */
+static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct evset *e,
+			 const uint64_t *g, uint64_t k, uint64_t *joined, char *err, size_t len)
+{
+	uint64_t t[2 * AMP_MAX_CONG], region = 0;
+	int yes;
+
+	memcpy(t, e->set + 1, (e->nset - 1) * sizeof *t);
+	memcpy(t + e->nset - 1, g, k * sizeof *g);
+	for (uint64_t i = 0; i < e->nset - 1 + k; i++)
+		if (t[i] + 64 > region)
+			region = t[i] + 64;
+	if (thrashes(c, lv, t, e->nset - 1 + k, region, &yes, err, len) < 0)
+		return -1;
+	if (!yes)
+		return 0;
+	if (k == 1) {
+		++*joined;
+		if (e->ncls < AMP_MAX_CONG)
+			e->cls[e->ncls++] = g[0];
+		return 0;
+	}
+	if (count_joiners(c, lv, e, g, k / 2, joined, err, len) < 0)
+		return -1;
+	return count_joiners(c, lv, e, g + k / 2, k - k / 2, joined, err, len);
+}
+
+/* Counters: candidates are pages past the pool (each vote its own,
+ * interleaved), tested a group at a time until JOINERS_WANTED joined. */
+static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, unsigned v,
+			 uint64_t *tested, uint64_t *joined, char *err, size_t len)
+{
+	uint64_t k = e->nset - 1, g[AMP_MAX_CONG], off = e->set[0] % e->spacing;
+	uint64_t first = e->npool, nv = c->votes ? c->votes : 1;
+
+	while (*joined < JOINERS_WANTED && *tested < CANDIDATES_MAX) {
+		for (uint64_t i = 0; i < k; i++)
+			g[i] = (first + (*tested + i) * nv + v % nv) * e->spacing + off;
+		if (count_joiners(c, lv, e, g, k, joined, err, len) < 0)
+			return -1;
+		*tested += k;
+	}
+	return 0;
+}
+
 static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		    char *err, size_t len)
 {
@@ -223,6 +294,11 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	}
 	memcpy(e->cls, e->set, e->nset * sizeof *e->set);
 	e->ncls = e->nset;
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		if (counted_share(c, lv, e, v, &tested, &joined, err, len) < 0)
+			return -1;
+		sample = 0;
+	}
 	for (uint64_t i = 0; i < sample; i++) {
 		if (in_set(e, e->pool[i]))
 			continue;
@@ -236,7 +312,8 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	share = (double)(joined + 1) / (double)(tested + 1);
 	colours = pow(2.0, round(log2(1.0 / share)));
 	if (colours >= 2) {
-		*value = (int64_t)(colours * (double)e->spacing);
+		/* Frames are pages: a colour is a page, whatever the spacing. */
+		*value = (int64_t)(colours * (double)c->page);
 		return 0;
 	}
 	/* Every page joins: the way is at most the spacing; the smallest
@@ -257,10 +334,11 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
-/* Timing, below L1: physically indexed levels. */
+/* Below L1: physically indexed levels; by timing always, with counters
+ * where strides failed (mod_assoc.c). */
 static int evset_applies(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	return lv->method == AMP_METHOD_TIMING && lv->level >= 2;
+	return lv->level >= 2 && (lv->method == AMP_METHOD_TIMING || lv->sets_by_experiment);
 }
 
 static void forget_sets(void)
@@ -275,11 +353,11 @@ static int evset_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 {
 	const struct amp_level *up = lv->above;
 
-	if (lv->level > 2) {
+	if (lv->level > 2 && lv->method == AMP_METHOD_TIMING) {
 		snprintf(why, len, "eviction sets below L2 are not built in this version (the pool would first have to miss L2, from its own classes)");
 		return 0;
 	}
-	if (up && up->way.known && (uint64_t)up->way.value > c->page) {
+	if (lv->method == AMP_METHOD_TIMING && up && up->way.known && (uint64_t)up->way.value > c->page) {
 		snprintf(why, len, "the way of %s above it spans more than a page, which this version's eviction-set pool does not handle",
 			 up->name);
 		return 0;
@@ -312,12 +390,27 @@ static int calibrate_hit(struct amp_ctx *c, struct amp_level *lv)
 	return 0;
 }
 
+/* Whether `ways` found for lv may be a level above's: a set of ways + 1
+ * lines that a level above could hold never reaches lv.  Counted misses
+ * are lv's own, so only a level above with as many ways hides it; by
+ * timing one way more may too (that level's own thrash looks alike). */
+static int hidden_above(const struct amp_level *lv, int64_t ways)
+{
+	int64_t slack = lv->method == AMP_METHOD_TIMING ? 1 : 0;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->assoc.known && ways <= a->assoc.value + slack)
+			return 1;
+	return 0;
+}
+
 static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
 	const struct amp_level *up = lv->above;
 
-	calibrate_hit(c, lv);
+	if (lv->method == AMP_METHOD_TIMING)
+		calibrate_hit(c, lv);
 	amp_vote(c, lv, ways_vote, &ways);
 	if (!amp_param_conclusive(&ways)) {
 		forget_sets();
@@ -326,12 +419,13 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		amp_param_unknown(&lv->size, "needs the associativity first");
 		return 0;
 	}
-	if (up && up->assoc.known && ways.value <= up->assoc.value + 1) {
-		/* Its eviction sets fit the level above: what was found is
+	if (hidden_above(lv, ways.value)) {
+		/* Its eviction sets fit a level above: what was found is
 		 * that level's set, not this one's. */
 		forget_sets();
-		amp_param_unknown(&lv->assoc, "%s shows at most one way more than %s above it (%lld): the level above may be what thrashed, so its sets are hidden from eviction-set timing",
-				  lv->name, up->name, (long long)ways.value);
+		amp_param_unknown(&lv->assoc, "%s shows %s ways than %s above it (%lld): the level above may be what thrashed, so its sets are hidden from eviction sets",
+				  lv->name, lv->method == AMP_METHOD_TIMING ? "at most one way more" : "no more",
+				  up->name, (long long)ways.value);
 		amp_param_unknown(&lv->way, "needs the associativity first");
 		amp_param_unknown(&lv->size, "needs the associativity first");
 		return 0;

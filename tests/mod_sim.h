@@ -39,11 +39,12 @@ static inline int mod_sim_build(struct mod_sim *ms, const char *spec, double noi
 	return 0;
 }
 
-static inline int mod_sim_run_ex(struct mod_sim *ms, const char *spec, double noise, uint64_t seed,
-				 unsigned reps, unsigned votes, const char *only, const char *last,
-				 char *err, size_t len)
+/* The same on scattered page frames (pages_random 1) or contiguous. */
+static inline int mod_sim_run_pages(struct mod_sim *ms, const char *spec, double noise, uint64_t seed,
+				    unsigned reps, unsigned votes, const char *only, const char *last,
+				    int pages_random, char *err, size_t len)
 {
-	if (mod_sim_build(ms, spec, noise, seed, 0, err, len) < 0)
+	if (mod_sim_build(ms, spec, noise, seed, pages_random, err, len) < 0)
 		return -1;
 	amp_ctx_init(&ms->ctx, &ms->host, &amp_backend_sim, reps, votes, seed);
 	if (amp_levels_discover(&ms->ctx, only, err, len) < 0 ||
@@ -51,6 +52,13 @@ static inline int mod_sim_run_ex(struct mod_sim *ms, const char *spec, double no
 	    amp_characterise_through(&ms->ctx, last, err, len) < 0)
 		return -1;
 	return 0;
+}
+
+static inline int mod_sim_run_ex(struct mod_sim *ms, const char *spec, double noise, uint64_t seed,
+				 unsigned reps, unsigned votes, const char *only, const char *last,
+				 char *err, size_t len)
+{
+	return mod_sim_run_pages(ms, spec, noise, seed, reps, votes, only, last, 0, err, len);
 }
 
 /* The usual case: seed 1, 8 votes of the minimum of 8 runs, like amp. */
