@@ -13,7 +13,8 @@
  *   multiply then an add; present when the fused form runs and saves
  *   latency or issue slots (X-Ray 3.4);
  * - registers: the live-range pattern over 2..NB_MAX_VARS variables; the
- *   biggest relative step of the time per add is the first spill.
+ *   first step of the monotone time per add is the first spill
+ *   (amp_curve_spill_step says why not the biggest).
  *
  * Every timing doubles its iterations until a run lasts t_min (X-Ray
  * section 2.2) and keeps the minimum of reps runs. */
@@ -67,19 +68,6 @@ static uint64_t iterations_for(const struct amp_nb *b, const struct timing *tm)
 	while (iters < (1ULL << 40) && (double)b->run(iters) < tm->t_min_ticks)
 		iters *= 2;
 	return iters;
-}
-
-static uint64_t min_ticks(const struct amp_nb *b, uint64_t iters, unsigned reps)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (unsigned r = 0; r < reps; r++) {
-		uint64_t t = b->run(iters);
-
-		if (t < best)
-			best = t;
-	}
-	return best;
 }
 
 /* Ticks of one round of cfg with k streams: the long function's extra
@@ -257,35 +245,45 @@ static void measure_fma(struct amp_cpu *cpu, const struct timing *tm, double cpt
 
 static void measure_regs(struct amp_cpu_regs *rg, const struct timing *tm, double cpt)
 {
+	const struct amp_nb *bench[NB_MAX_VARS];
+	uint64_t iters[NB_MAX_VARS], best[NB_MAX_VARS];
 	double y[NB_MAX_VARS];
 	int n = 0, step;
 
 	for (int v = 2; v <= NB_MAX_VARS; v++) {
 		const struct amp_nb *b = amp_nb_find(AMP_NB_REGS, rg->name, NULL, v, 0);
-		uint64_t iters;
 
 		if (!b)
 			break;
 		rg->ctype = b->type;
-		iters = iterations_for(b, tm);
-		y[n++] = (double)min_ticks(b, iters, tm->reps) / ((double)iters * b->length) * cpt;
+		bench[n] = b;
+		iters[n] = iterations_for(b, tm);
+		best[n++] = UINT64_MAX;
 	}
 	if (n < 3) {
 		amp_num_unknown(&rg->count, "no regs %s nano-benchmarks in nanobench.def", rg->name);
 		return;
 	}
+	/* Whole sweeps, repeated: a slow spell of a shared machine then
+	 * raises one sweep's points, and the minimum per point drops them;
+	 * repetitions back to back would raise neighbouring points alike. */
+	for (unsigned r = 0; r < tm->reps; r++)
+		for (int i = 0; i < n; i++) {
+			uint64_t t = bench[i]->run(iters[i]);
+
+			best[i] = t < best[i] ? t : best[i];
+		}
+	for (int i = 0; i < n; i++)
+		y[i] = (double)best[i] / ((double)iters[i] * bench[i]->length) * cpt;
 	rg->npoints = n;
 	memcpy(rg->cycles, y, n * sizeof y[0]);
 	/* Few variables leave the pipeline idle (slower per add); the
 	 * monotone curve keeps only the cost spills add (BlackjackBench 3.5). */
 	amp_curve_monotone(y, n);
-	/* A first spill costs a quarter more at least; a smaller biggest
-	 * step (spills hidden by store forwarding and renamed stack slots)
-	 * would put the count wherever noise puts it. */
-	step = amp_curve_biggest_step(y, n, 0.25);
+	step = amp_curve_spill_step(y, n);
 	if (step < 0) {
-		amp_num_unknown(&rg->count, "no step of 25%% or more up to %d variables: spills cost little here",
-				n + 1);
+		amp_num_unknown(&rg->count, "no step of %.0f%% or more up to %d variables: spills cost little here",
+				AMP_CURVE_SPILL_MIN * 100, n + 1);
 		return;
 	}
 	rg->before = y[step];

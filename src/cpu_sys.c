@@ -17,8 +17,6 @@ const char *const amp_work_names[AMP_WORK_KINDS] = { "integer", "float", "memory
 
 #define DEFAULT_BUDGET_S 15.0
 #define CTX_UNIT_NS 20000000ULL    /* one thread's work for the context curves */
-#define CTX_STOP_RATIO 2.0         /* a curve goes on until M threads take this long */
-#define FIRST_STEP_MIN 0.1         /* a smaller first step is noise, not a step */
 #define SMT_UNIT_NS 10000000ULL
 #define SMT_SLOWDOWN 1.5           /* both threads on one core: near 2 */
 #define SLOT_RUN_NS 600000000ULL   /* how long the oversubscribed threads run */
@@ -32,6 +30,12 @@ const char *const amp_work_names[AMP_WORK_KINDS] = { "integer", "float", "memory
 #define GAP_MODE_WIDTH 0.1
 #define CLIQUE_MIN_RATIO 1.2       /* faster pairs this much above the slowest: a clique */
 #define CTX_REPS 5
+#define CTX_CHUNKS 256           /* a thread's work in chunks (about 80 us), each timed */
+/* Threads running together at full speed: their chunks take about one
+ * alone's time; sharing a core's unit, about twice; a preempted chunk
+ * takes a time slot longer.  Halfway between the first two. */
+#define CTX_TOGETHER_MAX 1.5
+#define CTX_RETRY_NS 1000000000ULL /* per kind: more tries for the next thread count */
 #define SMT_REPS 5
 
 /* ---- the analyses ---- */
@@ -51,34 +55,51 @@ static double median_of(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int amp_first_step(const double *y, int n, double min_rel)
+double amp_ctx_together(const uint64_t *start, const uint64_t *end, int nth, int nchunks, double solo)
 {
-	double m[AMP_CPUSYS_MAX_THREADS * 4], dy[AMP_CPUSYS_MAX_THREADS * 4], mean = 0, biggest = 0, threshold;
+	double best = 0;
 
-	if (n < 2 || n > (int)(sizeof m / sizeof m[0]))
-		return -1;
-	/* Monotonicity: a point above a later one is noise (4.1). */
-	m[n - 1] = y[n - 1];
-	for (int i = n - 2; i >= 0; i--)
-		m[i] = y[i] < m[i + 1] ? y[i] : m[i + 1];
-	for (int i = 0; i < n - 1; i++) {
-		dy[i] = m[i] > 0 ? (m[i + 1] - m[i]) / m[i] : 0;
-		mean += dy[i] / (n - 1);
-		if (dy[i] > biggest)
-			biggest = dy[i];
+	if (nth < 1 || nchunks < 1 || solo <= 0)
+		return 0;
+	/* Every chunk's start is a candidate instant; at it, each thread's
+	 * chunk that covers it (chunks of a thread are in time order). */
+	for (int i = 0; i < nth * nchunks; i++) {
+		uint64_t at = start[i];
+		double worst = 0;
+		int all = 1;
+
+		for (int t = 0; t < nth && all; t++) {
+			int lo = 0, hi = nchunks - 1, k = -1;
+
+			while (lo <= hi) {     /* the last chunk of t starting at or before `at` */
+				int mid = (lo + hi) / 2;
+
+				if (start[t * nchunks + mid] <= at) {
+					k = mid;
+					lo = mid + 1;
+				} else {
+					hi = mid - 1;
+				}
+			}
+			if (k < 0 || end[t * nchunks + k] < at)
+				all = 0;
+			else if ((double)(end[t * nchunks + k] - start[t * nchunks + k]) > worst)
+				worst = (double)(end[t * nchunks + k] - start[t * nchunks + k]);
+		}
+		if (all && (!best || worst < best))
+			best = worst;
 	}
-	/* The mean separates noise from steps when most steps are noise;
-	 * when every step is real (no flat part: one context) half of them
-	 * fall below it, so half the biggest step caps it.  The floor keeps
-	 * a long flat run, whose mean step is tiny, from taking its noise
-	 * for the step. */
-	threshold = mean < biggest / 2 ? mean : biggest / 2;
-	if (threshold < min_rel)
-		threshold = min_rel;
-	for (int i = 0; i < n - 1; i++)
-		if (dy[i] >= threshold)
-			return i;
-	return -1;
+	/* Never all running at once: one after the other, as on one context. */
+	return best ? best / solo : (double)nth;
+}
+
+int amp_ctx_count(const double *y, int n, double limit)
+{
+	int m = 0;
+
+	while (m < n && y[m] > 0 && y[m] <= limit)
+		m++;
+	return m;
 }
 
 double amp_gap_mode(double *gaps, int n, double rel_width, double floor)
@@ -353,32 +374,48 @@ static void float_work(uint64_t iters)
 
 /* Pointer chasing around a random cycle of the lines of a block that
  * fits L1: memory work that the memory system itself does not limit. */
-static void memory_work(uint64_t iters, uint64_t seed)
+static void **chase_setup(uint64_t seed)
 {
 	enum { LINES = CHASE_BYTES / CHASE_LINE };
 	uint64_t order[LINES];
 	struct amp_rng rng;
 	char *buf;
-	void **p;
 
 	if (posix_memalign((void **)&buf, 4096, CHASE_BYTES) != 0)
-		return;
+		return NULL;
 	for (int i = 0; i < LINES; i++)
 		order[i] = (uint64_t)i;
 	amp_rng_seed(&rng, seed);
 	amp_shuffle(order + 1, LINES - 1, &rng);
 	for (int i = 0; i < LINES; i++)
 		*(void **)(buf + order[i] * CHASE_LINE) = buf + order[(i + 1) % LINES] * CHASE_LINE;
-	p = (void **)buf;
+	return (void **)buf;
+}
+
+static void **chase(void **p, uint64_t iters)
+{
 	for (uint64_t i = 0; i < iters; i++)
 		p = (void **)*p;
 	sink_u = (uint64_t)(uintptr_t)p;
-	free(buf);
+	return p;
+}
+
+static void memory_work(uint64_t iters, uint64_t seed)
+{
+	void **buf = chase_setup(seed);
+
+	if (buf) {
+		chase(buf, iters);
+		free(buf);
+	}
 }
 
 struct work_job {
 	enum amp_work kind;
 	uint64_t iters;
+	/* Where not NULL: the work in CTX_CHUNKS chunks, each one's start
+	 * and end (ns) at [thread * CTX_CHUNKS + chunk]. */
+	uint64_t *chunk_start, *chunk_end;
 };
 
 static void do_work(enum amp_work kind, uint64_t iters, uint64_t seed)
@@ -399,8 +436,27 @@ static void do_work(enum amp_work kind, uint64_t iters, uint64_t seed)
 static void work_member(struct amp_team_member *m)
 {
 	const struct work_job *j = m->arg;
+	uint64_t seed = 0x5eed + (uint64_t)m->index, per = j->iters / CTX_CHUNKS + 1;
+	void **buf = NULL, **p = NULL;
 
-	do_work(j->kind, j->iters, 0x5eed + (uint64_t)m->index);
+	if (!j->chunk_start) {
+		do_work(j->kind, j->iters, seed);
+		m->result = (double)(amp_now_ns() - m->start_ns);
+		return;
+	}
+	if (j->kind == AMP_WORK_MEMORY && !(p = buf = chase_setup(seed)))
+		return;
+	for (int c = 0; c < CTX_CHUNKS; c++) {
+		int at = m->index * CTX_CHUNKS + c;
+
+		j->chunk_start[at] = amp_now_ns();
+		if (buf)
+			p = chase(p, per);
+		else
+			do_work(j->kind, per, seed);
+		j->chunk_end[at] = amp_now_ns();
+	}
+	free(buf);
 	m->result = (double)(amp_now_ns() - m->start_ns);
 }
 
@@ -430,43 +486,65 @@ static uint64_t calibrate(enum amp_work kind, uint64_t unit_ns)
 
 static void measure_contexts(struct amp_cpusys *s, enum amp_work kind, uint64_t deadline)
 {
+	static uint64_t start[AMP_CPUSYS_MAX_THREADS * CTX_CHUNKS], end[AMP_CPUSYS_MAX_THREADS * CTX_CHUNKS];
 	struct amp_contexts *c = &s->ctx[kind];
 	struct amp_team_member m[AMP_CPUSYS_MAX_THREADS];
-	struct work_job job = { kind, calibrate(kind, CTX_UNIT_NS) };
+	struct work_job job = { kind, calibrate(kind, CTX_UNIT_NS), start, end };
 	int max_m = 2 * s->ncpus < AMP_CPUSYS_MAX_THREADS ? 2 * s->ncpus : AMP_CPUSYS_MAX_THREADS;
-	double best[AMP_CPUSYS_MAX_THREADS] = { 0 };
+	double best[AMP_CPUSYS_MAX_THREADS] = { 0 }, solo = 0;
 	char err[AMP_REASON_LEN];
-	int step, n = max_m < 3 ? 3 : max_m;
+	int count, n = max_m < 3 ? 3 : max_m;
+	uint64_t retry_until;
 
 	/* Unpinned threads: the OS spreads them as it would an
 	 * application's.  The repetitions go round the whole curve, so a
-	 * burst of other load spoils one point of a round, not a point. */
+	 * burst of other load spoils one point of a round, not a point.
+	 * A point is not the team's wall time (other programs on the CPUs
+	 * stretch it as much as a missing context does) but the chunks'
+	 * times at the best instant all M threads were running. */
 	for (int r = 0; r < CTX_REPS; r++)
 		for (int nth = 1; nth <= n; nth++) {
-			uint64_t wall = amp_team_run(nth, NULL, work_member, &job, m, err, sizeof err);
+			double y;
 
-			if (!wall) {
+			if (!amp_team_run(nth, NULL, work_member, &job, m, err, sizeof err)) {
 				amp_num_unknown(&c->count, "%s", err);
 				return;
 			}
-			if (!best[nth - 1] || wall < best[nth - 1])
-				best[nth - 1] = (double)wall;
-			/* Past the time, or (first round) M threads took twice
-			 * as long as one: the curve is long enough. */
-			if (r == 0 && nth > 1 && best[nth - 1] >= CTX_STOP_RATIO * best[0])
-				n = nth;
+			if (nth == 1)
+				for (int k = 0; k < CTX_CHUNKS; k++)
+					if (!solo || (double)(end[k] - start[k]) < solo)
+						solo = (double)(end[k] - start[k]);
+			y = amp_ctx_together(start, end, nth, CTX_CHUNKS, solo);
+			if (!best[nth - 1] || y < best[nth - 1])
+				best[nth - 1] = y;
 			if (amp_now_ns() > deadline && nth == n)
 				r = CTX_REPS;
 		}
+	/* One more thread than the count so far, again, for a while: on a
+	 * busy machine the moments all of them run are rare.  A retry can
+	 * only find a moment that happened; with more threads than
+	 * contexts there is none to find.  No more threads than CPUs can
+	 * run at once, so a count of every CPU needs no retry. */
+	retry_until = amp_now_ns() + CTX_RETRY_NS;
+	while ((count = amp_ctx_count(best, n, CTX_TOGETHER_MAX)) > 0 && count < s->ncpus &&
+	       amp_now_ns() < retry_until) {
+		double y;
+
+		if (!amp_team_run(count + 1, NULL, work_member, &job, m, err, sizeof err))
+			break;
+		y = amp_ctx_together(start, end, count + 1, CTX_CHUNKS, solo);
+		if (y < best[count])
+			best[count] = y;
+	}
 	c->n = n;
 	for (int i = 0; i < n; i++)
-		c->norm[i] = best[i] / best[0];
-	step = amp_first_step(c->norm, c->n, FIRST_STEP_MIN);
-	if (step >= 0)
-		amp_num_set(&c->count, step + 1);
+		c->norm[i] = best[i];
+	count = amp_ctx_count(c->norm, c->n, CTX_TOGETHER_MAX);
+	if (count > 0 && count < c->n)
+		amp_num_set(&c->count, count);
 	else
-		amp_num_unknown(&c->count, "no step in the time of 1..%d threads (%d threads took %.2f times one)",
-				c->n, c->n, c->norm[c->n - 1]);
+		amp_num_unknown(&c->count, "%d threads ran together at %.2f times one alone", c->n,
+				c->norm[c->n - 1]);
 }
 
 /* ---- SMT pairs (X-Ray 3.6) ---- */
@@ -476,7 +554,7 @@ static void measure_contexts(struct amp_cpusys *s, enum amp_work kind, uint64_t 
  * the two; the best of the repetitions (other load only slows). */
 static double pair_slowdown(int a, int b, enum amp_work kind, uint64_t iters, char *err, size_t len)
 {
-	struct work_job job = { kind, iters };
+	struct work_job job = { kind, iters, NULL, NULL };
 	struct amp_team_member m[2], one;
 	int cpus[2] = { a, b };
 	double best = 0;
@@ -880,7 +958,7 @@ void amp_cpusys_emit_text(const struct amp_cpusys *s, FILE *out)
 	for (int i = 0; i < s->ncpus; i++)
 		fprintf(out, "%s%d", i ? "," : "", s->cpu[i]);
 	fprintf(out, s->pinned ? " (threads pinned)\n" : " (threads not pinned: %s)\n", s->pin_reason);
-	fprintf(out, "  Execution contexts: (time of M threads over one, M = 1, 2, ...)\n");
+	fprintf(out, "  Execution contexts: (M threads at their best moment together, time over one alone, M = 1, 2, ...)\n");
 	for (int k = 0; k < AMP_WORK_KINDS; k++) {
 		fprintf(out, "    %-8s ", amp_work_names[k]);
 		text_num(out, &s->ctx[k].count, "%.0f");

@@ -121,13 +121,24 @@ void amp_cpusys_json_members(const struct amp_cpusys *s, FILE *out);
 
 /* ---- the analyses (pure) ---- */
 
-/* First step (BlackjackBench 4.1, 4.2.1): y made non-decreasing from
- * the right (y_i = min over j >= i), relative steps dY_i = (y_{i+1} -
- * y_i) / y_i, and the first i whose dY_i reaches their mean (or half
- * the biggest dY, if smaller: a curve with no flat part) and min_rel
- * (below it is noise).  Returns that i (the curve is flat up to point
- * i), or -1 when there are fewer than two points or no such step. */
-int amp_first_step(const double *y, int n, double min_rel);
+/* Execution contexts without the other programs' load: M threads do
+ * their work in nchunks chunks each, chunk k of thread t from start[t *
+ * nchunks + k] to end[...] (ns, in time order per thread).  At every
+ * instant some chunk starts, the chunk of each thread that covers it, if
+ * every thread has one: the longest of those M chunks over solo (one
+ * uninterrupted chunk of a thread alone).  Returns the least of these
+ * over the instants: about 1 when M threads ran at once at full speed
+ * at some moment (M contexts), about 2 when they shared hardware while
+ * running, and far more (a time slot over a chunk) when only preempted
+ * chunks ever overlapped; M when no instant had all M running. */
+double amp_ctx_together(const uint64_t *start, const uint64_t *end, int nth, int nchunks, double solo);
+
+/* Execution contexts from the curve of amp_ctx_together for M = 1..n
+ * (y[M-1]): the number of leading points at or below limit (M threads
+ * ran together at full speed).  Not a relative step: every step past
+ * the count is large, so the mean of the steps (4.2.1) falls between
+ * two real ones.  0 when the first point is above limit, n when none. */
+int amp_ctx_count(const double *y, int n, double limit);
 
 /* The mode of the gaps not below floor: the value around which they are
  * densest, the median of the largest set of them within a factor

@@ -48,3 +48,8 @@ int amp_curve_biggest_step(const double *y, int n, double min_rel)
 	}
 	return best;
 }
+
+int amp_curve_spill_step(const double *y, int n)
+{
+	return amp_curve_first_step(y, n, AMP_CURVE_SPILL_MIN);
+}

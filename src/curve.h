@@ -22,4 +22,15 @@ int amp_curve_first_step(const double *y, int n, double min_rel);
  * increase, if that exceeds min_rel; -1 otherwise. */
 int amp_curve_biggest_step(const double *y, int n, double min_rel);
 
+/* The live-range curve's first spill, on a monotone curve: its first
+ * step (4.2.1) of AMP_CURVE_SPILL_MIN or more.  Not the biggest step
+ * (4.2.2): where stores forward to loads at no latency (memory renaming,
+ * AMD Zen 2 and later) a spill costs throughput only, about as much per
+ * spilled variable at the first spill as at the later ones, and the
+ * compiler spills several variables at once further up, so a later
+ * step is often the biggest.  Below the floor: the plateau's noise and
+ * the slight rise of a loop counter moved to memory.  -1 when none. */
+#define AMP_CURVE_SPILL_MIN 0.12
+int amp_curve_spill_step(const double *y, int n);
+
 #endif

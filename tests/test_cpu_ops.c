@@ -1,8 +1,10 @@
 /* test_cpu_ops.c - the nano-benchmark generator and the CPU curve
  * analyses: the generated table is complete, the timed statements
  * survive -O2 (counted in the object code), the generator takes a new
- * configuration and refuses a bad one, and monotonicity, first step and
- * biggest relative step find known answers on synthetic noisy curves. */
+ * configuration and refuses a bad one, the live-range loops spill where
+ * the registers run out (object code), and monotonicity, first step,
+ * biggest relative step and the spill step find known answers on
+ * synthetic noisy curves. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +41,9 @@ static void table_complete(void)
 	tap_eq(missing, 0, "register benchmarks for 2..%d variables of int, double, vector", NB_MAX_VARS);
 }
 
-/* Instructions of `file`'s function `fn` in its timed loop (from the
- * switch's indirect jump to the closing timer read) whose mnemonic is
+/* Instructions of `file`'s function `fn` in its timed part (between its
+ * two timer reads; from the switch's indirect jump where it has one, so
+ * the jump table's arithmetic is left out) whose mnemonic is
  * one of the words in `mn` (space-separated), immediates left out (the
  * loop's own decrement); -1 when objdump fails. */
 static int count_insns(const char *file, const char *fn, const char *mn)
@@ -71,11 +74,15 @@ static int count_insns(const char *file, const char *fn, const char *mn)
 		if (!tab || sscanf(tab + 1, "%31s %63s", word, args) < 1)
 			continue;
 		if (strcmp(word, "jmp") == 0 && args[0] == '*') {
+			n = 0;
+			continue;
+		}
+		if (strcmp(word, "rdtscp") == 0) {
+			if (in_loop)
+				break;
 			in_loop = 1;
 			continue;
 		}
-		if (strcmp(word, "rdtscp") == 0 && in_loop)
-			break;
 		if (!in_loop || args[0] == '$')
 			continue;
 		snprintf(list, sizeof list, "%s", mn);
@@ -86,6 +93,79 @@ static int count_insns(const char *file, const char *fn, const char *mn)
 	if (pclose(p) != 0 && !in_fn)
 		return -1;
 	return in_fn ? n : -1;
+}
+
+/* Instructions of `fn`'s loop (from the target of its last backward
+ * conditional jump to that jump) that touch the stack: the spills; -1
+ * when objdump fails or no loop is found. */
+static int loop_stack_refs(const char *file, const char *fn)
+{
+	char cmd[1024], line[512];
+	static unsigned long addr[4096];
+	static char onstack[4096];
+	unsigned long from = 0, to = 0;
+	int n = 0, in_fn = 0, refs = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "objdump -d --no-show-raw-insn '%s' 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	snprintf(cmd, sizeof cmd, "<%s>:", fn);
+	while (fgets(line, sizeof line, p)) {
+		char word[32];
+		unsigned long a, target;
+		char *tab;
+
+		if (strstr(line, cmd)) {
+			in_fn = 1;
+			continue;
+		}
+		if (!in_fn || n == 4096)
+			continue;
+		if (line[0] == '\n')
+			break;
+		tab = strchr(line, '\t');
+		if (!tab || sscanf(line, " %lx:", &a) != 1 || sscanf(tab + 1, "%31s %lx", word, &target) < 1)
+			continue;
+		addr[n] = a;
+		onstack[n++] = strstr(tab, "(%rsp)") || strstr(tab, "(%rbp)");
+		if ((strcmp(word, "jne") == 0 || strcmp(word, "jnz") == 0) &&
+		    sscanf(tab + 1, "%31s %lx", word, &target) == 2 && target < a) {
+			from = target;
+			to = a;
+		}
+	}
+	pclose(p);
+	if (!in_fn || to == 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		refs += onstack[i] && addr[i] >= from && addr[i] <= to;
+	return refs;
+}
+
+/* The live-range template leaves the registers to the variables: no
+ * switch, nothing live across the timer reads, so 14 variables stay in
+ * the 15 general-purpose registers an x86-64 function may use (16 but
+ * the stack pointer) with one for the loop counter; 18 cannot. */
+static void live_ranges_spill_where_registers_end(const char *self)
+{
+#if defined(__x86_64__)
+	int fit = loop_stack_refs(self, "nb_regs_int_n14"), over = loop_stack_refs(self, "nb_regs_int_n18");
+	int vfit = loop_stack_refs(self, "nb_regs_vector_n16"), vover = loop_stack_refs(self, "nb_regs_vector_n18");
+
+	if (fit < 0) {
+		tap_ok(1, "# SKIP objdump cannot read %s", self);
+		return;
+	}
+	tap_eq(fit, 0, "14 int variables: the loop never touches the stack");
+	tap_ok(over > 0, "18 int variables: the loop spills (%d stack accesses)", over);
+	tap_eq(vfit, 0, "16 vector variables: no spill in 16 xmm registers");
+	tap_ok(vover > 0, "18 vector variables: the loop spills (%d stack accesses)", vover);
+#else
+	(void)self;
+	tap_ok(1, "# SKIP register counts are written for x86-64");
+#endif
 }
 
 /* The shipped functions, in this very binary (built with amp's flags):
@@ -225,6 +305,41 @@ static void biggest_step_on_live_ranges(void)
 	tap_eq(right, trials, "biggest relative step finds the register count on %d noisy curves", trials);
 }
 
+/* Live ranges where spills cost throughput only (stores forwarded to
+ * loads at no latency, as on AMD Zen 5): the first spill raises the
+ * time per add by a third, the next ones by as much or more (the
+ * compiler spills several at once), then the curve wanders.  The spill
+ * step finds the count; the biggest step often does not. */
+static void spill_step_on_live_ranges(void)
+{
+	int right = 0, trials = 0, biggest_right = 0;
+
+	for (int regs = 8; regs <= 32; regs += 3)
+		for (int seed = 0; seed < 20; seed++) {
+			double y[39], z[39];
+			int step;
+
+			for (int v = 2; v <= 40; v++) {
+				double base = v < 5 ? 1.1 / v : 0.22; /* the pipeline fills */
+
+				if (v == regs)
+					base *= 1.05;                  /* the loop counter moved to memory */
+				if (v > regs)                          /* spills: steps of 30-50%, then wander */
+					base = 0.22 * (1.35 + (v > regs + 1 ? 0.55 : 0) + 0.02 * (v - regs) +
+						       0.15 * ((v * 7) % 3));
+				y[v - 2] = base * (1 + noise(0.03));
+			}
+			amp_curve_monotone(y, 39);
+			memcpy(z, y, sizeof y);
+			step = amp_curve_spill_step(y, 39);
+			trials++;
+			right += step + 2 == regs;
+			biggest_right += amp_curve_biggest_step(z, 39, 0.1) + 2 == regs;
+		}
+	tap_eq(right, trials, "spill step finds the register count on %d noisy curves", trials);
+	tap_ok(biggest_right < trials, "the biggest step misses it on %d of them", trials - biggest_right);
+}
+
 /* Operations in flight: a round costs the same until the streams fill
  * the pipeline, then k times the initiation interval. */
 static void first_step_on_in_flight(void)
@@ -299,9 +414,11 @@ int main(int argc, char **argv)
 {
 	table_complete();
 	shipped_code_survives(argv[0]);
+	live_ranges_spill_where_registers_end(argv[0]);
 	generator_takes_new_lines();
 	monotone();
 	biggest_step_on_live_ranges();
+	spill_step_on_live_ranges();
 	first_step_on_in_flight();
 	first_step_not_biggest();
 	flat_curves();

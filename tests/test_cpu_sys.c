@@ -1,8 +1,10 @@
 /* test_cpu_sys.c - the CPU-system analyses on synthetic data with noise:
- * first step, mode of gaps, clique tree; and the JSON members' shape
+ * execution contexts from simulated scheduler timelines, mode of gaps,
+ * clique tree; and the JSON members' shape
  * for a filled-in result.  No timing. */
 #include "config.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_sys.h"
@@ -17,67 +19,127 @@ static double noise(double amp)
 	return ((double)amp_rng_below(&rng, 1000001) / 1000000.0 * 2 - 1) * amp;
 }
 
-/* M threads on N contexts: flat, then ceil(M/N) (threads stay put) or
- * M/N (the OS spreads the extra ones). */
-static void contexts_curve(double *y, int n, int contexts, int spread, double amp)
+/* A scheduler's timeline, simulated in steps of 5 us: M threads of ours
+ * and `others` busy programs share `cpus` CPUs in time slots of about
+ * 4 ms (who runs is drawn at random each slot).  Each of our threads
+ * does CHUNKS chunks of 300 us of work alone; `shared` > 1: two of ours
+ * running at once slow each other by that factor (one core's unit). */
+#define CHUNKS 64
+static void timeline(int m, int cpus, int others, double shared, uint64_t *start, uint64_t *end)
 {
-	for (int m = 1; m <= n; m++) {
-		double ideal = m <= contexts ? 1 : spread ? (double)m / contexts : (double)((m + contexts - 1) / contexts);
+	double left[16], now = 0;
+	int chunk[16], done = 0;
 
-		y[m - 1] = ideal * (1 + noise(amp));
+	for (int t = 0; t < m; t++) {
+		left[t] = 300000 * (1 + noise(0.02));
+		chunk[t] = 0;
+		start[t * CHUNKS] = 0;
+	}
+	while (done < m) {
+		int run[16], nrun = 0, slots = cpus;
+		double slot_end = now + 4e6 * (1 + noise(0.2));
+
+		/* The CPUs take the first of the runnable (ours unfinished,
+		 * and the others) in a random order. */
+		int order[32], nr = 0;
+
+		for (int t = 0; t < m; t++)
+			if (chunk[t] < CHUNKS)
+				order[nr++] = t;
+		for (int o = 0; o < others; o++)
+			order[nr++] = m + o;
+		for (int i = nr - 1; i > 0; i--) {
+			int j = (int)amp_rng_below(&rng, (uint64_t)i + 1), tmp = order[i];
+
+			order[i] = order[j];
+			order[j] = tmp;
+		}
+		for (int i = 0; i < nr && i < slots; i++)
+			if (order[i] < m)
+				run[nrun++] = order[i];
+		for (; now < slot_end && done < m; now += 5000) {
+			double rate = nrun > 1 ? 1 / shared : 1;
+
+			for (int r = 0; r < nrun; r++) {
+				int t = run[r];
+
+				if (chunk[t] == CHUNKS)
+					continue;
+				left[t] -= 5000 * rate;
+				if (left[t] <= 0) {
+					end[t * CHUNKS + chunk[t]] = (uint64_t)(now + 5000);
+					if (++chunk[t] == CHUNKS) {
+						done++;
+						continue;
+					}
+					start[t * CHUNKS + chunk[t]] = (uint64_t)(now + 5000);
+					left[t] = 300000 * (1 + noise(0.02));
+				}
+			}
+		}
 	}
 }
 
-static void test_first_step(void)
+/* The curve for 1..2N threads, each point the best of 5 rounds, and the
+ * count from it. */
+static int contexts_of(int cpus, int others, double shared, double *y)
 {
-	double y[32];
-	int ok_step = 1, ok_spread = 1;
+	static uint64_t start[16 * CHUNKS], end[16 * CHUNKS];
 
-	/* The example of the paper's kind: noise on the flat part. */
+	for (int m = 1; m <= 2 * cpus; m++) {
+		y[m - 1] = 0;
+		for (int r = 0; r < 5; r++) {
+			double v;
+
+			timeline(m, cpus, others, shared, start, end);
+			v = amp_ctx_together(start, end, m, CHUNKS, 300000 * 0.98);
+			if (!y[m - 1] || v < y[m - 1])
+				y[m - 1] = v;
+		}
+	}
+	return amp_ctx_count(y, 2 * cpus, 1.5);
+}
+
+static void test_contexts(void)
+{
+	double y[16];
+	int ok = 1;
+
+	tap_eq(contexts_of(2, 0, 1, y), 2, "contexts: 2 CPUs, idle machine (curve %.2f %.2f %.2f %.2f)", y[0], y[1],
+	       y[2], y[3]);
+	tap_eq(contexts_of(2, 2, 1, y), 2, "contexts: 2 CPUs, two other busy programs (curve %.2f %.2f %.2f %.2f)",
+	       y[0], y[1], y[2], y[3]);
+	tap_eq(contexts_of(1, 0, 1, y), 1, "contexts: 1 CPU (curve %.2f %.2f)", y[0], y[1]);
+	tap_eq(contexts_of(2, 1, 2.0, y), 1, "contexts: 2 CPUs sharing one unit count once (curve %.2f %.2f)", y[0],
+	       y[1]);
+	for (int cpus = 1; cpus <= 4; cpus++)
+		for (int others = 0; others <= 2; others++) {
+			int got = contexts_of(cpus, others, 1, y);
+
+			if (got != cpus)
+				printf("# %d CPUs, %d others: %d\n", cpus, others, got);
+			ok &= got == cpus;
+		}
+	tap_ok(ok, "contexts: 1..4 CPUs with 0..2 other busy programs");
 	{
-		double c[] = { 1.0, 1.03, 0.99, 1.02, 2.0, 2.05, 3.0, 3.1 };
+		uint64_t start[2 * CHUNKS], end[2 * CHUNKS];
 
-		tap_eq(amp_first_step(c, 8, 0.1), 3, "first step: flat for 4 points with noise, then steps");
+		/* Two threads one after the other: never together. */
+		for (int c = 0; c < CHUNKS; c++) {
+			start[c] = (uint64_t)c * 10;
+			end[c] = start[c] + 10;
+			start[CHUNKS + c] = 10000 + (uint64_t)c * 10;
+			end[CHUNKS + c] = start[CHUNKS + c] + 10;
+		}
+		tap_ok(amp_ctx_together(start, end, 2, CHUNKS, 10) == 2, "together: never at once reads as 2 (serial)");
+		tap_ok(fabs(amp_ctx_together(start, end, 1, CHUNKS, 10) - 1) < 1e-9, "together: one thread reads 1");
 	}
-	for (int trial = 0; trial < 50; trial++) {
-		int n = 1 + (int)amp_rng_below(&rng, 15), m = 2 + (int)amp_rng_below(&rng, 5);
-
-		contexts_curve(y, 2 * n, n, 0, 0.04);
-		if (amp_first_step(y, 2 * n, 0.1) != n - 1)
-			ok_step = 0;
-		/* After the step the time grows by 1/m per thread: from 6
-		 * contexts on, that is within 2% noise of flat. */
-		contexts_curve(y, 2 * m, m, 1, 0.02);
-		if (amp_first_step(y, 2 * m, 0.1) != m - 1)
-			ok_spread = 0;
-	}
-	tap_ok(ok_step, "first step: 50 noisy step curves (1..15 contexts, 4%% noise)");
-	tap_ok(ok_spread, "first step: 50 noisy linear curves, 2..6 contexts (the OS spreads the extra threads)");
-	/* This machine's case: 2 contexts, curve up to 4 threads. */
 	{
-		double c[] = { 1.0, 1.04, 1.49, 2.02 };
+		double c[] = { 1.0, 1.02, 7.5, 20 }, none[] = { 1.0, 1.1, 1.2 };
 
-		tap_eq(amp_first_step(c, 4, 0.1), 1, "first step: 2 contexts from 4 points");
+		tap_eq(amp_ctx_count(c, 4, 1.5), 2, "count: the points up to the first above the limit");
+		tap_eq(amp_ctx_count(none, 3, 1.5), 3, "count: all points below (no answer: the caller says so)");
 	}
-	/* One context (or one CPU). */
-	{
-		double c[] = { 1.0, 2.01, 2.98 };
-
-		tap_eq(amp_first_step(c, 3, 0.1), 0, "first step: 1 context");
-	}
-	/* No flat part: every step real (one context, on a loaded machine). */
-	{
-		double c[] = { 1.0, 1.62, 2.64 };
-
-		tap_eq(amp_first_step(c, 3, 0.1), 0, "first step: a curve with no flat part has its step at once");
-	}
-	/* No step: flat noise only. */
-	{
-		double c[] = { 1.0, 1.02, 0.99, 1.03, 1.01, 1.04 };
-
-		tap_eq(amp_first_step(c, 6, 0.1), -1, "first step: none in flat noise");
-	}
-	tap_eq(amp_first_step(y, 1, 0.1), -1, "first step: one point is no curve");
 }
 
 static void test_gap_mode(void)
@@ -293,7 +355,7 @@ static void test_json(void)
 int main(void)
 {
 	amp_rng_seed(&rng, 42);
-	test_first_step();
+	test_contexts();
 	test_gap_mode();
 	test_clique_tree();
 	test_json();
