@@ -28,5 +28,9 @@ void amp_curves_start(void);
  * measurement; 0, or -1 with the reason. */
 int amp_curves_check(const char *dir, char *err, size_t len);
 int amp_curves_write(const char *dir, const struct amp_report *r, char *err, size_t len);
+/* Keeps a TLB sweep of the timing path ("dtlb" or "itlb") for
+ * amp_curves_write: its entries and page-size curves. */
+struct amp_tlb_timing;
+void amp_curves_tlb(const char *name, const struct amp_tlb_timing *t);
 
 #endif

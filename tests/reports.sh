@@ -118,7 +118,7 @@ has "$out" "Measured against reported" "the default text report includes the tab
 
 # Curves: CSV and SVG per experiment; the SVG is well-formed XML.
 # shellcheck disable=SC2086
-run --sim=p5-133 --timing --level=L1d --votes=3 --curves="$TMPD/curves"
+run --sim=p5-133 --timing --votes=3 --curves="$TMPD/curves"
 expect_status 0 "--curves"
 [ -s "$TMPD/curves/latency-sweep.csv" ] && [ -s "$TMPD/curves/latency-sweep.svg" ]
 ok $? "the latency sweep's CSV and SVG"
@@ -137,13 +137,65 @@ for f in os.listdir(d):
         root = ET.parse(os.path.join(d, f)).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg", f
         texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
-        assert "working set" in texts or "per walk" in texts or "measurement" in texts, f
+        assert "working set" in texts or "per walk" in texts or "measurement" in texts or "(bytes" in texts \
+            or "pages touched" in texts or "vote (" in texts, f
 EOP
 	ok $? "every SVG is well-formed XML with a labelled axis"
 fi
+# The TLB sweeps and the line-size experiments: their own curves.
+for f in dtlb-entries dtlb-page-size itlb-entries itlb-page-size; do
+	[ -s "$TMPD/curves/$f.csv" ] && [ -s "$TMPD/curves/$f.svg" ]
+	ok $? "the TLB sweep's $f CSV and SVG"
+done
+block=$(ls "$TMPD/curves" | grep 'L1d-block-l1-line\.csv$')
+[ -n "$block" ]
+ok $? "the L1d block-size experiment's CSV ($block)"
+if [ -n "$PY" ]; then
+	"$PY" - "$TMPD/curves" <<'EOP'
+import csv, os, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+def rows(name):
+    with open(os.path.join(d, name)) as f:
+        r = list(csv.reader(f))
+    assert len(r) > 1 and all(len(x) == len(r[0]) for x in r), name
+    return r[0], [dict(zip(r[0], x)) for x in r[1:]]
+# p5-133: a 64-entry DTLB of 4 KiB pages.
+h, e = rows("dtlb-entries.csv")
+assert h == ["pages", "ticks_per_load", "control_ticks_per_load", "tlb_part_ticks", "tlb_part_cycles", "level"], h
+assert all(r["level"] == "level 1" for r in e if int(r["pages"]) <= 64)
+assert all(r["level"] == "past every level" for r in e if int(r["pages"]) > 64)
+h, p = rows("dtlb-page-size.csv")
+assert h[0] == "stride_bytes" and all(r["decision"] == "page 4096" for r in p), p[0]
+h, p = rows("itlb-entries.csv")
+assert h[1] == "ticks_per_jump", h
+# The block experiment: the moved half's offset against the share missing;
+# thrashing below the 32 B line, fitting at it.
+block = [f for f in os.listdir(d) if f.endswith("L1d-block-l1-line.csv")][0]
+h, b = rows(block)
+assert h == ["vote", "offset_bytes", "share_missing", "vote_value", "decision"], h
+for r in b:
+    assert (float(r["share_missing"]) > 0.5) == (int(r["offset_bytes"]) < 32), r
+assert b[0]["decision"].startswith("32 "), b[0]
+for f in ("dtlb-entries.svg", "dtlb-page-size.svg", block[:-4] + ".svg"):
+    root = ET.parse(os.path.join(d, f)).getroot()
+    texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    assert "log scale" in texts, f
+    assert ("level 1: 64 entries" in texts) or ("page: 4 KiB" in texts) or ("decided: 32" in texts), (f, texts)
+EOP
+	ok $? "TLB and block curves: columns, the levels, page and line found, marked on the charts"
+fi
+# The counter path's line size: bytes per miss, vote by vote.
+run --sim=p5-133 --level=DTLB --votes=3 --curves="$TMPD/curves-c"
+expect_status 0 "--curves on the counter path"
+line=$(ls "$TMPD/curves-c" | grep 'DTLB-line\.csv$')
+[ -n "$line" ] && head -n 1 "$TMPD/curves-c/$line" | grep -q '^vote,bytes_per_miss,vote_value,decision$' &&
+	grep -q '^1,4096.0000,4096,' "$TMPD/curves-c/$line"
+ok $? "DTLB line: 4096 bytes per miss, in its CSV ($line)"
 if command -v rsvg-convert >/dev/null 2>&1; then
-	rsvg-convert -o "$TMPD/sweep.png" "$TMPD/curves/latency-sweep.svg" && [ -s "$TMPD/sweep.png" ]
-	ok $? "rsvg-convert renders the sweep chart to PNG"
+	for f in latency-sweep dtlb-entries dtlb-page-size "${block%.csv}"; do
+		rsvg-convert -o "$TMPD/$f.png" "$TMPD/curves/$f.svg" && [ -s "$TMPD/$f.png" ]
+		ok $? "rsvg-convert renders $f.svg to PNG"
+	done
 fi
 : >"$TMPD/notadir"
 # shellcheck disable=SC2086
