@@ -92,11 +92,11 @@ for m in zen5-guest intel-emr-guest; do
 	AMP_SYSFS_ROOT="$FX/$m/cache" AMP_CPUID_DUMP="$FX/$m/cpuid.txt" run --sim=zen5-like --level=L1d --votes=3 --compare
 	expect_status 0 "--compare on $m"
 	has "$out" "Measured against reported" "$m: the table"
-	echo "$out" | grep -q '^  L1d   size         48 KiB     48 KiB     48 KiB  counters *agree$'
+	echo "$out" | grep -q '^  L1d   size         48 KiB     48 KiB          -          -     48 KiB  counters *agree$'
 	ok $? "$m: L1d 48 KiB reported, in CPUID and measured: agree"
-	echo "$out" | grep -q '^  L1d   ways             12         12         12'
+	echo "$out" | grep -q '^  L1d   ways             12         12          -          -         12'
 	ok $? "$m: L1d 12 ways in all three columns"
-	echo "$out" | grep -q '^  L1i   size         32 KiB     32 KiB          -  -  *not measured$'
+	echo "$out" | grep -q '^  L1i   size         32 KiB     32 KiB          -          -          -  -  *not measured$'
 	ok $? "$m: L1i reported, not measured (not asked for)"
 	case "$out" in *"Caches as reported"*) ok 1 "$m: --compare prints only the table" ;; *) ok 0 "$m: --compare prints only the table" ;; esac
 done
@@ -110,6 +110,31 @@ echo "$out" | grep -q '^  L2    size          1 MiB      1 MiB'
 ok $? "zen5-guest: L2 1 MiB from sysfs and 0x8000001D"
 echo "$out" | grep -q '^  DTLB  entries           -         96'
 ok $? "zen5-guest: DTLB 96 entries from 0x80000005"
+# The libraries' views: never read for a simulated machine, hwloc's
+# from a saved topology of this machine (AMP_HWLOC_XML).
+has "$out" "  papi: not " "papi's view: not built, or not read on a simulated machine"
+AMP_HWLOC_XML="$FX/zen5-guest/hwloc.xml" run --sim=zen5-like --level=L1d --votes=3 --compare
+if echo "$out" | grep -q '  hwloc: not built'; then
+	ok 0 "# SKIP amp built without hwloc: the table says so"
+else
+	echo "$out" | grep -q '^  L1d   size         48 KiB          -          -     48 KiB     48 KiB  counters *agree$' &&
+		echo "$out" | grep -q '^  L1i   ways              8          -          -          8          -' &&
+		echo "$out" | grep -q '^  L3    size         32 MiB          -          -     32 MiB'
+	ok $? "hwloc's column from the saved zen5-guest topology: L1d 48 KiB, L1i 8 ways, L3 32 MiB"
+fi
+AMP_HWLOC_XML="$FX/zen5-guest/hwloc.xml" run --sim=zen5-like --level=L1d --votes=3 --format=json
+if [ -n "$PY" ]; then
+	echo "$out" | "$PY" -c '
+import json, sys
+c = json.load(sys.stdin)["comparison"]
+assert c["papi"] is None and c["papi_reason"], c["papi_reason"]
+assert (c["hwloc"] is None) == bool(c["hwloc_reason"])
+rows = {(r["level"], r["parameter"]): r for r in c["rows"]}
+assert rows[("L1d", "size")]["papi"] is None
+assert c["hwloc"] is None or rows[("L1d", "ways")]["hwloc"] == 12
+'
+	ok $? "JSON: papi and hwloc sources, reasons and columns"
+fi
 AMP_CPUID_DUMP=/nonexistent run $SIM --compare
 has "$out" "none: cannot read the CPUID dump /nonexistent" "an unreadable dump is said, not fatal"
 # shellcheck disable=SC2086
