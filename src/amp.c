@@ -417,6 +417,7 @@ static int characterise_cpu(const struct amp_config *cfg, const struct amp_host 
 	char err[AMP_REASON_LEN];
 	int status = AMP_EXIT_OK;
 
+	phase_begin("cpu");
 	r->cpu_part = &ops;
 	r->cpusys = &s;
 	if (host->sim) {
@@ -512,6 +513,22 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		return AMP_EXIT_RESOURCE;
 	}
 
+	{
+		/* The phases to come, for the progress line's estimate. */
+		const char *plan[5];
+		int n = 0;
+
+		plan[n++] = "calibration";
+		if (timing || cfg->cross_check || !cfg->level)
+			plan[n++] = "latency sweep";
+		if (!timing || cfg->cross_check)
+			plan[n++] = "counters";
+		if (timing || cfg->cross_check)
+			plan[n++] = "timing";
+		if (cfg->cpu)
+			plan[n++] = "cpu";
+		amp_progress_plan(plan, n);
+	}
 	phase_begin("calibration");
 	if (host->sim) {
 		const struct sim_spec *spec = sim_get_spec(host->sim);

@@ -10,7 +10,10 @@
 /* Subscribes the progress line when fd 2 is a terminal (and quiet is
  * 0); returns whether it did. */
 int amp_progress_start(int quiet);
-/* A phase begins (calibration, latency sweep, counters, timing). */
+/* The phases this run will go through, in order (names as given to
+ * amp_progress_phase): the whole run's estimate counts those to come. */
+void amp_progress_plan(const char *const *phases, int n);
+/* A phase begins (calibration, latency sweep, counters, timing, cpu). */
 void amp_progress_phase(const char *name);
 /* Clears the line for other output; the next event redraws it. */
 void amp_progress_clear(void);

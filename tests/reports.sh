@@ -237,8 +237,16 @@ if command -v script >/dev/null 2>&1 && script -qc true /dev/null >/dev/null 2>&
 	script -qc "$AMP $SIM >/dev/null" "$TMPD/tty" >/dev/null 2>&1
 	grep -q 'amp: counters' "$TMPD/tty"
 	ok $? "a progress line on a terminal (script)"
+	grep -q 'amp: counters (2/2)[^,]*, [0-9.]* s elapsed, ~[0-9]* s left' "$TMPD/tty"
+	ok $? "it gives the phase's place in the run, elapsed time and the run's estimate"
+	script -qc "$AMP --sim=p5-133 --timing --votes=3 >/dev/null" "$TMPD/tty-t" >/dev/null 2>&1
+	grep -q 'amp: timing (3/3)' "$TMPD/tty-t" && grep -q 'amp: latency sweep (2/3)' "$TMPD/tty-t"
+	ok $? "the timing path's run plan: calibration, sweep, timing"
+	"$AMP" --sim=p5-133 --timing --votes=3 2>"$TMPD/notty" >/dev/null
+	[ ! -s "$TMPD/notty" ]
+	ok $? "nothing of it when stderr is a file"
 	script -qc "$AMP $SIM -q >/dev/null" "$TMPD/tty-q" >/dev/null 2>&1
-	! grep -q 'amp: counters' "$TMPD/tty-q"
+	! grep -q 'amp: counters\|s left' "$TMPD/tty-q"
 	ok $? "none with -q on a terminal"
 fi
 
