@@ -11,7 +11,7 @@ what=${1:-run}
 [ $# -gt 0 ] && shift
 
 # Build needs (must), counter libraries (optional), test tools.
-PKGS="gcc make autoconf automake pkg-config libc6-dev libpfm4-dev libpapi-dev valgrind groff-base python3"
+PKGS="gcc make autoconf automake pkg-config libc6-dev libpfm4-dev libpapi-dev libhwloc-dev valgrind groff-base python3"
 APT="apt-get install -y --no-install-recommends $PKGS"
 
 missing=""

@@ -318,6 +318,7 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 			snprintf(tlb.reason, sizeof tlb.reason, "%s", err);
 		}
 		amp_tlb_timing_fill(ctx, &tlb);
+		amp_curves_tlb("dtlb", &tlb);
 	}
 	/* The instruction side: the code sweep (L1i), the TLB sweep with
 	 * jumps (ITLB); its modules run with the others. */
@@ -334,6 +335,7 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	if (want_itlb) {
 		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0) {
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
+			amp_curves_tlb("itlb", &itlb);
 			for (int i = 0; i < ctx->nlv; i++)
 				if (ctx->lv[i].side == AMP_SIDE_INSN && ctx->lv[i].kind == AMP_KIND_TLB)
 					snprintf(ctx->lv[i].code, sizeof ctx->lv[i].code,
@@ -415,6 +417,7 @@ static int characterise_cpu(const struct amp_config *cfg, const struct amp_host 
 	char err[AMP_REASON_LEN];
 	int status = AMP_EXIT_OK;
 
+	phase_begin("cpu");
 	r->cpu_part = &ops;
 	r->cpusys = &s;
 	if (host->sim) {
@@ -510,6 +513,22 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		return AMP_EXIT_RESOURCE;
 	}
 
+	{
+		/* The phases to come, for the progress line's estimate. */
+		const char *plan[5];
+		int n = 0;
+
+		plan[n++] = "calibration";
+		if (timing || cfg->cross_check || !cfg->level)
+			plan[n++] = "latency sweep";
+		if (!timing || cfg->cross_check)
+			plan[n++] = "counters";
+		if (timing || cfg->cross_check)
+			plan[n++] = "timing";
+		if (cfg->cpu)
+			plan[n++] = "cpu";
+		amp_progress_plan(plan, n);
+	}
 	phase_begin("calibration");
 	if (host->sim) {
 		const struct sim_spec *spec = sim_get_spec(host->sim);

@@ -157,9 +157,21 @@ static void set_measured(struct amp_compare_row *row, const struct amp_param *p,
 		 use == fallback ? ", effective" : "");
 }
 
+static int lib_differs(const struct amp_compare_row *row, int64_t v)
+{
+	for (int i = 0; i < AMP_LIBVIEWS; i++)
+		if (row->has_lib[i] && row->lib[i] != v)
+			return 1;
+	return 0;
+}
+
 static void verdict(struct amp_compare_row *row)
 {
-	if (!row->has_sysfs && !row->has_cpuid) {
+	int has_lib = 0;
+
+	for (int i = 0; i < AMP_LIBVIEWS; i++)
+		has_lib |= row->has_lib[i];
+	if (!row->has_sysfs && !row->has_cpuid && !has_lib) {
 		row->verdict = AMP_NOT_REPORTED;
 		return;
 	}
@@ -167,7 +179,8 @@ static void verdict(struct amp_compare_row *row)
 		row->verdict = AMP_NOT_MEASURED;
 		return;
 	}
-	if ((row->has_sysfs && row->sysfs != row->measured) || (row->has_cpuid && row->cpuid != row->measured))
+	if ((row->has_sysfs && row->sysfs != row->measured) || (row->has_cpuid && row->cpuid != row->measured) ||
+	    lib_differs(row, row->measured))
 		row->verdict = AMP_DIFFER;
 	else
 		row->verdict = AMP_AGREE;
@@ -197,8 +210,15 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 		const struct amp_reported_cache *c = v ? find_reported(v->cache, v->ncache, cache_levels[i].level,
 								       cache_levels[i].insn) : NULL;
 		const struct amp_level *lv = find_measured(r, cache_levels[i].name);
+		const struct amp_reported_cache *lib[AMP_LIBVIEWS] = { NULL };
+		int any_lib = 0;
 
-		if (!s && !c && (!lv || !lv->measurable))
+		for (int j = 0; r->libviews && j < AMP_LIBVIEWS; j++) {
+			lib[j] = find_reported(r->libviews[j].cache, r->libviews[j].ncache, cache_levels[i].level,
+					       cache_levels[i].insn);
+			any_lib |= lib[j] != NULL;
+		}
+		if (!s && !c && !any_lib && (!lv || !lv->measurable))
 			continue;
 		for (int k = 0; k < 3; k++) {
 			struct amp_compare_row *row = new_row(t, cache_levels[i].name, params[k]);
@@ -213,6 +233,13 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 				row->has_cpuid = 1;
 				row->cpuid = reported_value(c, params[k]);
 			}
+			/* A library's 0 ways is "unknown" (PAPI's -1), not fully
+			 * associative. */
+			for (int j = 0; j < AMP_LIBVIEWS; j++)
+				if (lib[j] && (k != 2 || lib[j]->ways)) {
+					row->has_lib[j] = 1;
+					row->lib[j] = reported_value(lib[j], params[k]);
+				}
 			if (!lv || !lv->measurable) {
 				snprintf(row->measured_how, sizeof row->measured_how, "-");
 				snprintf(row->why, sizeof row->why, "%s", lv ? lv->nc_reason : "amp found no such level");
@@ -231,6 +258,13 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 			if (row->verdict == AMP_DIFFER) {
 				t->ndiffer++;
 				explain_cache(r, v, lv, row, s ? s : c, row->why, sizeof row->why);
+			}
+			if ((row->has_sysfs || row->has_cpuid) &&
+			    lib_differs(row, row->has_sysfs ? row->sysfs : row->cpuid)) {
+				size_t used = strlen(row->why);
+
+				snprintf(row->why + used, sizeof row->why - used, "%s%s", used ? "; " : "",
+					 "a library's view differs from the system's: PAPI and hwloc read CPUID and sysfs their own way");
 			}
 			if (row->has_sysfs && row->has_cpuid && row->sysfs != row->cpuid) {
 				size_t used = strlen(row->why);
@@ -287,7 +321,7 @@ static const char *value_cell(int has, int64_t v, int size, char *buf, size_t le
 void amp_compare_text(const struct amp_report *r, const struct amp_vendor *v,
 		      const struct amp_compare *t, FILE *out)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], l[AMP_LIBVIEWS][32];
 
 	fprintf(out, "\nMeasured against reported (reported: %s%s; CPUID: ",
 		r->nreported ? "" : "no ", r->nreported ? r->reported_source : "sysfs");
@@ -295,16 +329,21 @@ void amp_compare_text(const struct amp_report *r, const struct amp_vendor *v,
 		fprintf(out, "%s, %s family 0x%x model 0x%x)\n", v->cpuid_source, v->vendor, v->family, v->model);
 	else
 		fprintf(out, "none: %s)\n", v ? v->missing : "not read on a simulated machine");
-	fprintf(out, "  %-5s %-8s %10s %10s %10s  %-17s %s\n", "level", "param", "reported", "CPUID",
-		"measured", "measured how", "verdict");
+	for (int j = 0; r->libviews && j < AMP_LIBVIEWS; j++)
+		fprintf(out, "  %s: %s\n", r->libviews[j].name,
+			r->libviews[j].missing[0] ? r->libviews[j].missing : r->libviews[j].source);
+	fprintf(out, "  %-5s %-8s %10s %10s %10s %10s %10s  %-17s %s\n", "level", "param", "reported", "CPUID",
+		"papi", "hwloc", "measured", "measured how", "verdict");
 	for (int i = 0; i < t->n; i++) {
 		const struct amp_compare_row *row = &t->row[i];
 		int size = strcmp(row->param, "size") == 0 || strcmp(row->param, "line") == 0 ||
 			   strcmp(row->param, "page") == 0;
 
-		fprintf(out, "  %-5s %-8s %10s %10s %10s  %-17s %s\n", row->level, row->param,
+		fprintf(out, "  %-5s %-8s %10s %10s %10s %10s %10s  %-17s %s\n", row->level, row->param,
 			value_cell(row->has_sysfs, row->sysfs, size, a, sizeof a),
 			value_cell(row->has_cpuid, row->cpuid, size, b, sizeof b),
+			value_cell(row->has_lib[0], row->lib[0], size, l[0], sizeof l[0]),
+			value_cell(row->has_lib[1], row->lib[1], size, l[1], sizeof l[1]),
 			value_cell(row->has_measured, row->measured, size, c, sizeof c), row->measured_how,
 			amp_verdict_names[row->verdict]);
 		if (row->why[0] && row->verdict != AMP_NOT_MEASURED)
@@ -325,7 +364,28 @@ static void json_value(FILE *out, const char *key, int has, int64_t v, const cha
 
 void amp_compare_json(const struct amp_vendor *v, const struct amp_compare *t, FILE *out)
 {
-	fputs("  \"comparison\": {\"cpuid\": ", out);
+	amp_compare_json_libs(v, t, NULL, out);
+}
+
+void amp_compare_json_libs(const struct amp_vendor *v, const struct amp_compare *t, const struct amp_libview *libs,
+			   FILE *out)
+{
+	fputs("  \"comparison\": {", out);
+	for (int j = 0; j < AMP_LIBVIEWS; j++) {
+		const char *name = j ? "hwloc" : "papi";
+
+		/* Each library's source, or why there is none. */
+		if (libs && !libs[j].missing[0]) {
+			fprintf(out, "\"%s\": ", name);
+			amp_json_string(out, libs[j].source);
+			fprintf(out, ", \"%s_reason\": null, ", name);
+		} else {
+			fprintf(out, "\"%s\": null, \"%s_reason\": ", name, name);
+			amp_json_string(out, libs ? libs[j].missing : "not read");
+			fputs(", ", out);
+		}
+	}
+	fputs("\"cpuid\": ", out);
 	if (!v || v->missing[0]) {
 		fputs("null, \"cpuid_reason\": ", out);
 		amp_json_string(out, v ? v->missing : "not read on a simulated machine");
@@ -366,6 +426,8 @@ void amp_compare_json(const struct amp_vendor *v, const struct amp_compare *t, F
 			row->param);
 		json_value(out, "reported", row->has_sysfs, row->sysfs, ", ");
 		json_value(out, "cpuid", row->has_cpuid, row->cpuid, ", ");
+		json_value(out, "papi", row->has_lib[0], row->lib[0], ", ");
+		json_value(out, "hwloc", row->has_lib[1], row->lib[1], ", ");
 		json_value(out, "measured", row->has_measured, row->measured, ", ");
 		fputs("\"method\": ", out);
 		amp_json_string(out, row->measured_how);

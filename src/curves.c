@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "report.h"
 #include "timing.h"
+#include "tlb_timing.h"
 #include "trace.h"
 #include "util.h"
 
@@ -26,6 +27,7 @@ struct point {
 	uint64_t lines, stride, region, accesses;
 	int evict;
 	double misses, excess, rate;
+	double x, y;            /* POINT: the module's control variable and measure */
 };
 
 struct experiment {
@@ -36,11 +38,19 @@ struct experiment {
 	int nvotes;
 	struct point *pt;
 	int npt, cap;
+	/* A module's own curve (POINT events): its axes; the walks and
+	 * counts under it are its inner measurements, not charted. */
+	int npoints_own;
+	char xname[32], yname[32], xlabel[96], ylabel[96];
+	int y_decides;
 };
 
 static struct {
 	struct experiment *ex;
 	int n, cap;
+	/* The TLB sweeps (timing path), kept by amp_curves_tlb. */
+	const struct amp_tlb_timing *tlb[2];
+	const char *tlb_name[2];
 } rec;
 
 static struct experiment *current(void)
@@ -91,9 +101,18 @@ static void on_event(const struct amp_trace_ev *e, void *arg)
 	case AMP_TR_COUNT:
 	case AMP_TR_WALK:
 	case AMP_TR_TIMED:
+	case AMP_TR_POINT:
 		break;
 	default:
 		return;
+	}
+	if (e->kind == AMP_TR_POINT) {
+		x->npoints_own++;
+		snprintf(x->xname, sizeof x->xname, "%s", e->xname);
+		snprintf(x->yname, sizeof x->yname, "%s", e->yname);
+		snprintf(x->xlabel, sizeof x->xlabel, "%s", e->xlabel);
+		snprintf(x->ylabel, sizeof x->ylabel, "%s", e->ylabel);
+		x->y_decides = e->y_decides;
 	}
 	/* A walk's rate comes right after the count (or timing) of its
 	 * plan: the walk takes that point over, with its lines and stride. */
@@ -130,6 +149,16 @@ static void on_event(const struct amp_trace_ev *e, void *arg)
 	p->misses = e->misses;
 	p->excess = e->excess;
 	p->rate = e->kind == AMP_TR_COUNT ? (e->accesses ? e->misses / (double)e->accesses : 0) : e->rate;
+	p->x = e->x;
+	p->y = e->y;
+}
+
+void amp_curves_tlb(const char *name, const struct amp_tlb_timing *t)
+{
+	int i = strcmp(name, "itlb") == 0;
+
+	rec.tlb[i] = t;
+	rec.tlb_name[i] = name;
 }
 
 void amp_curves_start(void)
@@ -402,6 +431,339 @@ fail:
 	return -1;
 }
 
+/* A series: a line through its points and a dot at each. */
+static void series_w(struct chart *c, const double *xs, const double *ys, int n, const char *color, double width)
+{
+	fprintf(c->out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" points=\"", color, width);
+	for (int i = 0; i < n; i++)
+		fprintf(c->out, "%.1f,%.1f ", px(c, xs[i]), py(c, ys[i]));
+	fprintf(c->out, "\"/>\n");
+	for (int i = 0; i < n; i++)
+		fprintf(c->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", px(c, xs[i]), py(c, ys[i]),
+			width / 2 + 2, color);
+}
+
+static void series(struct chart *c, const double *xs, const double *ys, int n, const char *color)
+{
+	series_w(c, xs, ys, n, color, 2);
+}
+
+/* y axis from the values: log when they span more than ten times;
+ * linear from 0, or (zoom) around the values where small steps matter. */
+static void y_range(struct chart *c, const double *ys, int n, int zoom)
+{
+	double lo = 1e300, hi = -1e300;
+
+	for (int i = 0; i < n; i++) {
+		lo = fmin(lo, ys[i]);
+		hi = fmax(hi, ys[i]);
+	}
+	if (n == 0 || hi <= lo) {
+		lo = n ? fmin(0, lo) : 0;
+		hi = n && hi > 0 ? hi : 1;
+	}
+	c->logy = lo > 0 && hi / lo > 10;
+	c->y0 = c->logy ? pow(10, floor(log10(lo))) : fmin(0, lo * 1.1);
+	c->y1 = c->logy ? hi * 1.5 : hi * 1.1;
+	if (zoom && !c->logy && lo > 0 && hi > lo) {
+		c->y0 = fmax(0, lo - (hi - lo));
+		c->y1 = hi + (hi - lo) / 2;
+	}
+}
+
+/* The x axis: log base 2 when the control variable grows
+ * geometrically over three octaves or more. */
+static void x_range(struct chart *c, const double *xs, int n)
+{
+	double lo = 1e300, hi = -1e300;
+
+	for (int i = 0; i < n; i++) {
+		lo = fmin(lo, xs[i]);
+		hi = fmax(hi, xs[i]);
+	}
+	if (n == 0) {
+		lo = 0;
+		hi = 1;
+	}
+	c->logx = lo > 0 && hi / lo >= 4;
+	c->x0 = c->logx ? lo : fmin(0, lo);
+	c->x1 = c->logx ? hi : hi + 1;
+}
+
+static void vmark(struct chart *c, double x, const char *color, const char *text, int row)
+{
+	if (x < c->x0 || x > c->x1)
+		return;
+	fprintf(c->out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"6,4\"/>\n",
+		px(c, x), MT, px(c, x), H - MB, color);
+	fprintf(c->out, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" text-anchor=\"end\">", px(c, x) - 4, MT + 16 + 15 * row,
+		color);
+	xml_text(c->out, text);
+	fprintf(c->out, "</text>\n");
+}
+
+static void hmark(struct chart *c, double y, double xa, double xb, const char *color, const char *text)
+{
+	if (y < c->y0 || y > c->y1)
+		return;
+	fprintf(c->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
+		"stroke-dasharray=\"6,4\"/>\n", px(c, xa), py(c, y), px(c, xb), py(c, y), color);
+	if (text) {
+		fprintf(c->out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", px(c, xa) + 4, py(c, y) - 6, color);
+		xml_text(c->out, text);
+		fprintf(c->out, "</text>\n");
+	}
+}
+
+static void note(struct chart *c, int row, const char *color, const char *text)
+{
+	fprintf(c->out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", W - MR + 12, MT + 110 + 16 * row, color);
+	xml_text(c->out, text);
+	fprintf(c->out, "</text>\n");
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+
+	return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* A module's own curve (block: the moved half's offset or the pairs'
+ * distance; line: bytes per miss, vote by vote): one series per vote,
+ * the decision marked on the axis it is read on. */
+static int write_own(const char *dir, const char *base, const struct experiment *x, char *err, size_t len)
+{
+	char path[1024], title[160], sub[AMP_REASON_LEN + 64], label[64];
+	double xs[256], ys[256], all_x[1024], all_y[1024];
+	int n = 0, decided = x->decision[0] && !strstr(x->decision, "unknown"), by_vote;
+	struct chart c = { 0 };
+	unsigned nvotes = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s.csv", dir, base);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	/* A curve over the votes themselves has the vote as its x. */
+	by_vote = strcmp(x->xname, "vote") == 0;
+	if (by_vote)
+		fprintf(f, "vote,%s,vote_value,decision\n", x->yname);
+	else
+		fprintf(f, "vote,%s,%s,vote_value,decision\n", x->xname, x->yname);
+	for (int i = 0; i < x->npt; i++) {
+		const struct point *p = &x->pt[i];
+
+		if (p->kind != AMP_TR_POINT)
+			continue;
+		if (by_vote)
+			fprintf(f, "%u,%.4f,", p->vote + 1, p->y);
+		else
+			fprintf(f, "%u,%g,%.4f,", p->vote + 1, p->x, p->y);
+		if ((int)p->vote < x->nvotes)
+			fprintf(f, "%lld,", (long long)x->votes[p->vote]);
+		else
+			fprintf(f, ",");
+		fprintf(f, "\"%s\"\n", x->decision);
+		if (n < 1024) {
+			all_x[n] = p->x;
+			all_y[n++] = p->y;
+		}
+		if (p->vote + 1 > nvotes)
+			nvotes = p->vote + 1;
+	}
+	if (fclose(f) != 0)
+		goto fail;
+
+	snprintf(path, sizeof path, "%s/%s.svg", dir, base);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	c.out = f;
+	x_range(&c, all_x, n);
+	y_range(&c, all_y, n, 0);
+	if (decided && x->y_decides) {
+		double d = (double)atoll(x->decision);
+
+		c.y0 = fmin(c.y0, d * 0.9);
+		c.y1 = fmax(c.y1, d * 1.1);
+	}
+	snprintf(title, sizeof title, "%s %s: %s (%s)", x->level, x->param, x->module, x->method);
+	snprintf(sub, sizeof sub, "decided: %s", x->decision[0] ? x->decision : "-");
+	snprintf(label, sizeof label, "%s", "");
+	{
+		char xl[128], yl[128];
+
+		snprintf(xl, sizeof xl, "%s%s", x->xlabel, c.logx ? ", log scale" : "");
+		snprintf(yl, sizeof yl, "%s%s", x->ylabel, c.logy ? ", log scale" : "");
+		chart_begin(&c, title, sub, xl, yl, c.logx && ends_with(x->xname, "_bytes"));
+	}
+	if (decided) {
+		double d = (double)atoll(x->decision);
+
+		snprintf(label, sizeof label, "decided: %.0f", d);
+		if (x->y_decides)
+			hmark(&c, d, c.x0, c.x1, "#555", label);
+		else
+			vmark(&c, d, "#555", label, 0);
+	}
+	for (unsigned v = 0; v < nvotes; v++) {
+		int k = 0;
+
+		for (int i = 0; i < x->npt && k < 256; i++)
+			if (x->pt[i].kind == AMP_TR_POINT && x->pt[i].vote == v) {
+				xs[k] = x->pt[i].x;
+				ys[k++] = x->pt[i].y;
+			}
+		/* Votes that agree lie on one another: the first ones drawn
+		 * wider, so each shows as a band around the next. */
+		series_w(&c, xs, ys, k, palette[v % MAX_SERIES], by_vote ? 2 : 2 + 1.5 * (nvotes - 1 - v));
+		if (v < MAX_SERIES) {
+			snprintf(label, sizeof label, "vote %u", v + 1);
+			legend(&c, (int)v, label, palette[v], 0);
+		}
+	}
+	chart_end(&c);
+	if (fclose(f) != 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* The TLB sweeps (tlb_timing.c): time per access against pages (with the
+ * packed control and the TLBs' part, the levels found marked), and
+ * against the stride (the page size's knee marked). */
+static int write_tlb(const char *dir, const char *name, const struct amp_tlb_timing *t,
+		     const struct amp_report *r, char *err, size_t len)
+{
+	int insn = strcmp(name, "itlb") == 0;
+	double scale = r->tick_mhz.known ? 1000.0 / r->tick_mhz.value : 1;
+	const char *unit = r->tick_mhz.known ? "ns" : "simulated cycles";
+	const char *col = r->tick_mhz.known ? "ns" : "cycles";
+	const char *access = insn ? "jump" : "load";
+	double xs[AMP_TLB_MAX_POINTS], a[AMP_TLB_MAX_POINTS], ctl[AMP_TLB_MAX_POINTS], part[AMP_TLB_MAX_POINTS];
+	double all[3 * AMP_TLB_MAX_POINTS];
+	char path[1024], title[160], sub[400], ylabel[96], label[160], sz[32];
+	struct chart c = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s-entries.csv", dir, name);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	fprintf(f, "pages,ticks_per_%s,control_ticks_per_%s,tlb_part_ticks,tlb_part_%s,level\n", access, access,
+		col);
+	for (int i = 0; i < t->npoints; i++) {
+		int k = 0;
+
+		xs[i] = (double)t->pages[i];
+		a[i] = t->ticks[i] * scale;
+		ctl[i] = t->ctl_ticks[i] * scale;
+		/* The TLBs' part, as tlb_timing.c takes it: the control's
+		 * rise taken out, on top of the first point's time. */
+		part[i] = (t->ticks[i] - t->ctl_ticks[i] + t->ctl_ticks[0]) * scale;
+		while (k < t->nlevels && t->pages[i] > t->lv[k].entries)
+			k++;
+		fprintf(f, "%llu,%.4f,%.4f,%.4f,%.4f,", (unsigned long long)t->pages[i], t->ticks[i], t->ctl_ticks[i],
+			t->ticks[i] - t->ctl_ticks[i] + t->ctl_ticks[0], part[i]);
+		if (t->nlevels == 0)
+			fprintf(f, "no level found\n");
+		else if (k < t->nlevels)
+			fprintf(f, "level %d\n", k + 1);
+		else
+			fprintf(f, "past every level\n");
+	}
+	if (fclose(f) != 0)
+		goto fail;
+
+	snprintf(path, sizeof path, "%s/%s-entries.svg", dir, name);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	c.out = f;
+	x_range(&c, xs, t->npoints);
+	memcpy(all, a, sizeof a);
+	memcpy(all + AMP_TLB_MAX_POINTS, ctl, sizeof ctl);
+	memcpy(all + 2 * AMP_TLB_MAX_POINTS, part, sizeof part);
+	for (int i = t->npoints; i < AMP_TLB_MAX_POINTS; i++) /* unused slots: copies of point 0 */
+		all[i] = all[AMP_TLB_MAX_POINTS + i] = all[2 * AMP_TLB_MAX_POINTS + i] = a[0];
+	y_range(&c, all, t->npoints ? 3 * AMP_TLB_MAX_POINTS : 0, 0);
+	snprintf(title, sizeof title, "%s: time per %s against pages touched (one %s per page)",
+		 insn ? "Instruction TLB" : "Data TLB", access, access);
+	if (t->nlevels)
+		snprintf(sub, sizeof sub, "%s; %d level%s found; page %s", r->sim_spec[0] ? "simulated machine" : r->cpu,
+			 t->nlevels, t->nlevels == 1 ? "" : "s", amp_fmt_size(t->page, sz, sizeof sz));
+	else
+		snprintf(sub, sizeof sub, "no level found: %s", t->reason);
+	snprintf(ylabel, sizeof ylabel, "time per %s (%s%s)", access, unit, c.logy ? ", log scale" : "");
+	chart_begin(&c, title, sub, "pages touched (log scale)", ylabel, 0);
+	for (int k = 0; k < t->nlevels; k++) {
+		double e = (double)t->lv[k].entries, hit = t->lv[k].hit_ticks * scale;
+
+		snprintf(label, sizeof label, "level %d: %llu entries", k + 1, (unsigned long long)t->lv[k].entries);
+		vmark(&c, e, "#d62728", label, k);
+		hmark(&c, hit, c.x0, e < c.x1 ? e : c.x1, "#d62728", NULL);
+		note(&c, 2 * k, "#d62728", label);
+		snprintf(label, sizeof label, "  hit %.1f, miss +%.1f %s", hit, t->lv[k].miss_penalty_ticks * scale, col);
+		note(&c, 2 * k + 1, "#d62728", label);
+	}
+	series(&c, xs, a, t->npoints, palette[0]);
+	series(&c, xs, ctl, t->npoints, palette[2]);
+	series(&c, xs, part, t->npoints, palette[3]);
+	legend(&c, 0, "one per page", palette[0], 0);
+	legend(&c, 1, "packed (control)", palette[2], 0);
+	legend(&c, 2, "TLBs' part", palette[3], 0);
+	legend(&c, 3, "level found", "#d62728", 1);
+	chart_end(&c);
+	if (fclose(f) != 0)
+		goto fail;
+
+	/* The page size: time per access against the stride. */
+	snprintf(path, sizeof path, "%s/%s-page-size.csv", dir, name);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	fprintf(f, "stride_bytes,ticks_per_%s,%s_per_%s,decision\n", access, col, access);
+	if (t->page)
+		snprintf(label, sizeof label, "page %llu", (unsigned long long)t->page);
+	else
+		snprintf(label, sizeof label, "unknown");
+	for (int i = 0; i < t->nstrides; i++) {
+		xs[i] = (double)t->strides[i];
+		a[i] = t->stride_ticks[i] * scale;
+		fprintf(f, "%llu,%.4f,%.4f,\"%s\"\n", (unsigned long long)t->strides[i], t->stride_ticks[i], a[i], label);
+	}
+	if (fclose(f) != 0)
+		goto fail;
+	snprintf(path, sizeof path, "%s/%s-page-size.svg", dir, name);
+	if (!(f = fopen(path, "w")))
+		goto fail;
+	memset(&c, 0, sizeof c);
+	c.out = f;
+	x_range(&c, xs, t->nstrides);
+	y_range(&c, a, t->nstrides, 1);
+	snprintf(title, sizeof title, "%s: time per %s against the stride (page size)", insn ? "Instruction TLB" : "Data TLB",
+		 access);
+	snprintf(sub, sizeof sub, "%s: %s", t->page ? "found" : "not found", t->page_reason);
+	if (strlen(sub) > 110)
+		strcpy(sub + 104, " ...");
+	snprintf(ylabel, sizeof ylabel, "time per %s (%s%s)", access, unit, c.logy ? ", log scale" : "");
+	chart_begin(&c, title, sub, "stride between accesses (bytes, log scale)", ylabel, 1);
+	if (t->page) {
+		snprintf(label, sizeof label, "page: %s", amp_fmt_size(t->page, sz, sizeof sz));
+		vmark(&c, (double)t->page, "#d62728", label, 0);
+	}
+	series(&c, xs, a, t->nstrides, palette[0]);
+	legend(&c, 0, "measured (min of runs)", palette[0], 0);
+	legend(&c, 1, "page size found", "#d62728", 1);
+	if (!c.logy && c.y0 > 0)
+		note(&c, 0, "#444", "the time axis does not start at 0");
+	chart_end(&c);
+	if (fclose(f) != 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
 /* One experiment: its CSV and its chart.  Walks (the associativity
  * search and its kin) plot miss rate against lines per walk, one series
  * per stride; counted plans plot misses per access against the
@@ -423,6 +785,8 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 	for (char *p = base; *p; p++)
 		if (*p == ' ' || *p == '/')
 			*p = '_';
+	if (x->npoints_own)
+		return write_own(dir, base, x, err, len);
 	snprintf(path, sizeof path, "%s/%s.csv", dir, base);
 	if (!(f = fopen(path, "w")))
 		goto fail;
@@ -559,6 +923,9 @@ int amp_curves_write(const char *dir, const struct amp_report *r, char *err, siz
 		return -1;
 	for (int i = 0; i < rec.n; i++)
 		if (rec.ex[i].npt && write_experiment(dir, i + 1, &rec.ex[i], err, len) < 0)
+			return -1;
+	for (int i = 0; i < 2; i++)
+		if (rec.tlb[i] && rec.tlb[i]->nstrides && write_tlb(dir, rec.tlb_name[i], rec.tlb[i], r, err, len) < 0)
 			return -1;
 	return 0;
 }

@@ -127,7 +127,7 @@ void amp_emit_csv(const struct amp_report *r, FILE *out)
 	    r->memory_ticks.known ? "" : r->memory_ticks.reason);
 	for (int i = 0; r->compare && i < r->compare->n; i++) {
 		const struct amp_compare_row *c = &r->compare->row[i];
-		char rep[32] = "", cp[32] = "";
+		char rep[32] = "", cp[32] = "", lib[AMP_LIBVIEWS][32] = { "-", "-" };
 
 		if (c->has_measured)
 			snprintf(v, sizeof v, "%lld", (long long)c->measured);
@@ -135,9 +135,12 @@ void amp_emit_csv(const struct amp_report *r, FILE *out)
 			snprintf(rep, sizeof rep, "%lld", (long long)c->sysfs);
 		if (c->has_cpuid)
 			snprintf(cp, sizeof cp, "%lld", (long long)c->cpuid);
-		snprintf(note, sizeof note, "%s; reported %s; cpuid %s%s%s",
+		for (int j = 0; j < AMP_LIBVIEWS; j++)
+			if (c->has_lib[j])
+				snprintf(lib[j], sizeof lib[j], "%lld", (long long)c->lib[j]);
+		snprintf(note, sizeof note, "%s; reported %s; cpuid %s; papi %s; hwloc %s%s%s",
 			 c->verdict == AMP_DIFFER ? "differ" : amp_verdict_names[c->verdict],
-			 rep[0] ? rep : "-", cp[0] ? cp : "-", c->why[0] ? "; " : "", c->why);
+			 rep[0] ? rep : "-", cp[0] ? cp : "-", lib[0], lib[1], c->why[0] ? "; " : "", c->why);
 		row(out, "compare", c->level, c->param, c->has_measured ? v : "", "", c->measured_how, -1, note);
 	}
 }

@@ -113,7 +113,7 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	fputs(r->nreported ? "\n  ]},\n" : "]},\n", out);
 	amp_emit_json_levels(r, out);
 	if (r->compare)
-		amp_compare_json(r->vendor, r->compare, out);
+		amp_compare_json_libs(r->vendor, r->compare, r->libviews, out);
 	fputs("  \"latency\": {", out);
 	str(out, "method", r->latency_method, ", ");
 	if (r->sweep_note[0])

@@ -89,6 +89,9 @@ static void measurement_line(const struct amp_trace_ev *e)
 		fprintf(ex.out, "     timed walk of %llu lines: %+.2f ticks per access over the all-L1 reference, "
 			"share missing %s %.2f\n", (unsigned long long)e->lines, e->excess, e->lv->name, e->rate);
 		break;
+	case AMP_TR_POINT:
+		fprintf(ex.out, "     %s %g: %s %.3g\n", e->xname, e->x, e->yname, e->y);
+		break;
 	default:
 		break;
 	}
@@ -119,6 +122,7 @@ static void on_event(const struct amp_trace_ev *e, void *arg)
 	case AMP_TR_COUNT:
 	case AMP_TR_WALK:
 	case AMP_TR_TIMED:
+	case AMP_TR_POINT:
 		measurement_line(e);
 		break;
 	case AMP_TR_VOTE:

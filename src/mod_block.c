@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "timing.h"
 #include "insn_timing.h"
+#include "trace.h"
 
 #define PAIR_SPAN 512          /* the pair's block: no line is bigger */
 /* A step is this share of the latency gap between L1 and this level
@@ -71,6 +72,8 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 			moved[i] = set[i] + (i >= a ? b : 0);
 		if (amp_timing_rate(c, lv, moved, 2 * a, region + limit, &rate, err, len) < 0)
 			return -1;
+		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved half of the set (bytes)",
+				(double)b, "share_missing", "share of accesses missing (from time; 1 = all)", rate, 0);
 		if (!amp_thrashes(lv, rate)) {
 			*value = (int64_t)b;
 			return 0;
@@ -127,9 +130,13 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 
 	if (pair_ticks(c, size, 16, v, &base, err, len) < 0)
 		return -1;
+	amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
+			16, "extra_ticks", "ticks per access over pairs 16 B apart", 0, 0);
 	for (uint64_t d = 32; d <= PAIR_SPAN; d *= 2) {
 		if (pair_ticks(c, size, d, v, &t, err, len) < 0)
 			return -1;
+		amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
+				(double)d, "extra_ticks", "ticks per access over pairs 16 B apart", t - base, 0);
 		if (t - base >= step) {
 			*value = (int64_t)(d / 2);
 			return 0;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "measure.h"
+#include "trace.h"
 
 #define CACHE_REGION (64u << 10)   /* 256..4096 misses for 256..16 B lines */
 #define CACHE_STEP 8
@@ -39,6 +40,9 @@ static int line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		return -1;
 	}
 	*value = (int64_t)1 << (int)lround(log2((double)region / misses));
+	amp_trace_point(lv, "counters", "vote", tlb ? "vote (each touches 64 MiB once, 1 KiB apart)"
+						   : "vote (each touches 64 KiB once, 8 B apart)",
+			v + 1, "bytes_per_miss", "bytes touched per miss", (double)region / misses, 1);
 	return 0;
 }
 

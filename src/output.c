@@ -29,6 +29,7 @@ int amp_output(const struct amp_config *cfg, struct amp_report *r, int status)
 {
 	static struct amp_vendor vendor;
 	static struct amp_compare table;
+	static struct amp_libview libs[AMP_LIBVIEWS];
 	unsigned formats = cfg->formats ? cfg->formats : cfg->cache ? AMP_FMT_JSON : AMP_FMT_TEXT;
 	char err[AMP_REASON_LEN + 1100];
 
@@ -37,6 +38,21 @@ int amp_output(const struct amp_config *cfg, struct amp_report *r, int status)
 		amp_vendor_cpuid(&vendor);
 		r->vendor = &vendor;
 	}
+	/* PAPI's and hwloc's views of this machine (hwloc's also from a
+	 * saved topology); on a simulated machine they would describe
+	 * another one. */
+	amp_vendor_papi(&libs[0]);
+	amp_vendor_hwloc(&libs[1]);
+	if (r->sim_spec[0]) {
+		if (!libs[0].missing[0] || strncmp(libs[0].missing, "not built", 9) != 0)
+			snprintf(libs[0].missing, sizeof libs[0].missing, "not read on a simulated machine");
+		if (!getenv("AMP_HWLOC_XML") && (!libs[1].missing[0] || strncmp(libs[1].missing, "not built", 9) != 0))
+			snprintf(libs[1].missing, sizeof libs[1].missing, "not read on a simulated machine");
+		for (int i = 0; i < AMP_LIBVIEWS; i++)
+			if (libs[i].missing[0])
+				libs[i].ncache = 0;
+	}
+	r->libviews = libs;
 	amp_compare_build(r, r->vendor, &table);
 	r->compare = &table;
 

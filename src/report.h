@@ -101,6 +101,8 @@ struct amp_report {
 	 * simulated machine without AMP_CPUID_DUMP) and the table. */
 	const struct amp_vendor *vendor;
 	const struct amp_compare *compare;
+	/* The libraries' views (vendor.h: papi, hwloc); NULL: not read. */
+	const struct amp_libview *libviews;
 };
 
 struct amp_vendor;

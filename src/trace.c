@@ -59,3 +59,14 @@ void amp_trace(struct amp_trace_ev *e)
 	for (int i = 0; i < nobservers; i++)
 		observers[i].fn(e, observers[i].arg);
 }
+
+void amp_trace_point(const struct amp_level *lv, const char *method, const char *xname, const char *xlabel,
+		     double x, const char *yname, const char *ylabel, double y, int y_decides)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_POINT, .lv = lv, .method = method, .xname = xname,
+				  .xlabel = xlabel, .x = x, .yname = yname, .ylabel = ylabel, .y = y,
+				  .y_decides = y_decides };
+
+	if (nobservers)
+		amp_trace(&e);
+}

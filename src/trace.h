@@ -20,6 +20,9 @@ enum amp_trace_kind {
 	AMP_TR_DECIDED,     /* param of lv decided: result */
 	AMP_TR_SWEEP,       /* latency sweep point: region bytes of stride
 			       (the largest), excess = ticks per load */
+	AMP_TR_POINT,       /* a module's own curve: its control variable
+			       x (xname) against what it measured, y
+			       (yname); y_decides: the decision reads on y */
 };
 
 struct amp_trace_ev {
@@ -38,6 +41,10 @@ struct amp_trace_ev {
 	int64_t value;
 	const char *text;                 /* a failed vote's reason */
 	const struct amp_param *result;   /* DECIDED */
+	const char *xname, *yname;        /* POINT: CSV column names */
+	const char *xlabel, *ylabel;      /* POINT: chart axes, with units */
+	double x, y;
+	int y_decides;
 };
 
 typedef void (*amp_trace_fn)(const struct amp_trace_ev *e, void *arg);
@@ -52,5 +59,9 @@ void amp_trace(struct amp_trace_ev *e);
 void amp_trace_set_module(const struct amp_module *m);
 void amp_trace_set_param(const char *param);
 const char *amp_trace_param(void);
+/* A POINT of lv's curve, when anyone listens: x (column xname, axis
+ * xlabel) against y; y_decides when the decision is read on y. */
+void amp_trace_point(const struct amp_level *lv, const char *method, const char *xname, const char *xlabel,
+		     double x, const char *yname, const char *ylabel, double y, int y_decides);
 
 #endif

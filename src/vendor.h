@@ -50,6 +50,19 @@ int amp_vendor_cpuid_file(struct amp_vendor *v, const char *path);
  * when this is not an x86 CPU. */
 int amp_cpuid_dump(FILE *out);
 
+/* The caches as a library reports them (vendor_lib.c): PAPI's hardware
+ * info, hwloc's topology (AMP_HWLOC_XML: from a saved one). */
+#define AMP_LIBVIEWS 2          /* papi, hwloc: the table's columns */
+struct amp_libview {
+	char name[8];
+	char source[160];
+	struct amp_reported_cache cache[AMP_VENDOR_MAX];
+	int ncache;
+	char missing[AMP_REASON_LEN]; /* "not built (...)", or why none */
+};
+int amp_vendor_papi(struct amp_libview *v);
+int amp_vendor_hwloc(struct amp_libview *v);
+
 /* One row of measured against reported. */
 enum amp_verdict { AMP_AGREE, AMP_DIFFER, AMP_NOT_MEASURED, AMP_NOT_REPORTED };
 extern const char *const amp_verdict_names[];
@@ -58,6 +71,8 @@ struct amp_compare_row {
 	const char *param;      /* "size", "line", "ways", "entries", "page" */
 	int has_sysfs, has_cpuid, has_measured;
 	int64_t sysfs, cpuid, measured;
+	int has_lib[AMP_LIBVIEWS];  /* the libraries' columns (papi, hwloc) */
+	int64_t lib[AMP_LIBVIEWS];
 	char measured_how[48];  /* "counters", "timing", "timing (effective)" */
 	enum amp_verdict verdict;
 	char why[AMP_REASON_LEN]; /* for a disagreement, when amp can tell */
@@ -74,5 +89,8 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 void amp_compare_text(const struct amp_report *r, const struct amp_vendor *v,
 		      const struct amp_compare *t, FILE *out);
 void amp_compare_json(const struct amp_vendor *v, const struct amp_compare *t, FILE *out);
+/* The same with the libraries' sources (papi, hwloc; NULL: not read). */
+void amp_compare_json_libs(const struct amp_vendor *v, const struct amp_compare *t, const struct amp_libview *libs,
+			   FILE *out);
 
 #endif

@@ -92,11 +92,11 @@ for m in zen5-guest intel-emr-guest; do
 	AMP_SYSFS_ROOT="$FX/$m/cache" AMP_CPUID_DUMP="$FX/$m/cpuid.txt" run --sim=zen5-like --level=L1d --votes=3 --compare
 	expect_status 0 "--compare on $m"
 	has "$out" "Measured against reported" "$m: the table"
-	echo "$out" | grep -q '^  L1d   size         48 KiB     48 KiB     48 KiB  counters *agree$'
+	echo "$out" | grep -q '^  L1d   size         48 KiB     48 KiB          -          -     48 KiB  counters *agree$'
 	ok $? "$m: L1d 48 KiB reported, in CPUID and measured: agree"
-	echo "$out" | grep -q '^  L1d   ways             12         12         12'
+	echo "$out" | grep -q '^  L1d   ways             12         12          -          -         12'
 	ok $? "$m: L1d 12 ways in all three columns"
-	echo "$out" | grep -q '^  L1i   size         32 KiB     32 KiB          -  -  *not measured$'
+	echo "$out" | grep -q '^  L1i   size         32 KiB     32 KiB          -          -          -  -  *not measured$'
 	ok $? "$m: L1i reported, not measured (not asked for)"
 	case "$out" in *"Caches as reported"*) ok 1 "$m: --compare prints only the table" ;; *) ok 0 "$m: --compare prints only the table" ;; esac
 done
@@ -110,6 +110,31 @@ echo "$out" | grep -q '^  L2    size          1 MiB      1 MiB'
 ok $? "zen5-guest: L2 1 MiB from sysfs and 0x8000001D"
 echo "$out" | grep -q '^  DTLB  entries           -         96'
 ok $? "zen5-guest: DTLB 96 entries from 0x80000005"
+# The libraries' views: never read for a simulated machine, hwloc's
+# from a saved topology of this machine (AMP_HWLOC_XML).
+has "$out" "  papi: not " "papi's view: not built, or not read on a simulated machine"
+AMP_HWLOC_XML="$FX/zen5-guest/hwloc.xml" run --sim=zen5-like --level=L1d --votes=3 --compare
+if echo "$out" | grep -q '  hwloc: not built'; then
+	ok 0 "# SKIP amp built without hwloc: the table says so"
+else
+	echo "$out" | grep -q '^  L1d   size         48 KiB          -          -     48 KiB     48 KiB  counters *agree$' &&
+		echo "$out" | grep -q '^  L1i   ways              8          -          -          8          -' &&
+		echo "$out" | grep -q '^  L3    size         32 MiB          -          -     32 MiB'
+	ok $? "hwloc's column from the saved zen5-guest topology: L1d 48 KiB, L1i 8 ways, L3 32 MiB"
+fi
+AMP_HWLOC_XML="$FX/zen5-guest/hwloc.xml" run --sim=zen5-like --level=L1d --votes=3 --format=json
+if [ -n "$PY" ]; then
+	echo "$out" | "$PY" -c '
+import json, sys
+c = json.load(sys.stdin)["comparison"]
+assert c["papi"] is None and c["papi_reason"], c["papi_reason"]
+assert (c["hwloc"] is None) == bool(c["hwloc_reason"])
+rows = {(r["level"], r["parameter"]): r for r in c["rows"]}
+assert rows[("L1d", "size")]["papi"] is None
+assert c["hwloc"] is None or rows[("L1d", "ways")]["hwloc"] == 12
+'
+	ok $? "JSON: papi and hwloc sources, reasons and columns"
+fi
 AMP_CPUID_DUMP=/nonexistent run $SIM --compare
 has "$out" "none: cannot read the CPUID dump /nonexistent" "an unreadable dump is said, not fatal"
 # shellcheck disable=SC2086
@@ -118,7 +143,7 @@ has "$out" "Measured against reported" "the default text report includes the tab
 
 # Curves: CSV and SVG per experiment; the SVG is well-formed XML.
 # shellcheck disable=SC2086
-run --sim=p5-133 --timing --level=L1d --votes=3 --curves="$TMPD/curves"
+run --sim=p5-133 --timing --votes=3 --curves="$TMPD/curves"
 expect_status 0 "--curves"
 [ -s "$TMPD/curves/latency-sweep.csv" ] && [ -s "$TMPD/curves/latency-sweep.svg" ]
 ok $? "the latency sweep's CSV and SVG"
@@ -137,13 +162,65 @@ for f in os.listdir(d):
         root = ET.parse(os.path.join(d, f)).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg", f
         texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
-        assert "working set" in texts or "per walk" in texts or "measurement" in texts, f
+        assert "working set" in texts or "per walk" in texts or "measurement" in texts or "(bytes" in texts \
+            or "pages touched" in texts or "vote (" in texts, f
 EOP
 	ok $? "every SVG is well-formed XML with a labelled axis"
 fi
+# The TLB sweeps and the line-size experiments: their own curves.
+for f in dtlb-entries dtlb-page-size itlb-entries itlb-page-size; do
+	[ -s "$TMPD/curves/$f.csv" ] && [ -s "$TMPD/curves/$f.svg" ]
+	ok $? "the TLB sweep's $f CSV and SVG"
+done
+block=$(ls "$TMPD/curves" | grep 'L1d-block-l1-line\.csv$')
+[ -n "$block" ]
+ok $? "the L1d block-size experiment's CSV ($block)"
+if [ -n "$PY" ]; then
+	"$PY" - "$TMPD/curves" <<'EOP'
+import csv, os, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+def rows(name):
+    with open(os.path.join(d, name)) as f:
+        r = list(csv.reader(f))
+    assert len(r) > 1 and all(len(x) == len(r[0]) for x in r), name
+    return r[0], [dict(zip(r[0], x)) for x in r[1:]]
+# p5-133: a 64-entry DTLB of 4 KiB pages.
+h, e = rows("dtlb-entries.csv")
+assert h == ["pages", "ticks_per_load", "control_ticks_per_load", "tlb_part_ticks", "tlb_part_cycles", "level"], h
+assert all(r["level"] == "level 1" for r in e if int(r["pages"]) <= 64)
+assert all(r["level"] == "past every level" for r in e if int(r["pages"]) > 64)
+h, p = rows("dtlb-page-size.csv")
+assert h[0] == "stride_bytes" and all(r["decision"] == "page 4096" for r in p), p[0]
+h, p = rows("itlb-entries.csv")
+assert h[1] == "ticks_per_jump", h
+# The block experiment: the moved half's offset against the share missing;
+# thrashing below the 32 B line, fitting at it.
+block = [f for f in os.listdir(d) if f.endswith("L1d-block-l1-line.csv")][0]
+h, b = rows(block)
+assert h == ["vote", "offset_bytes", "share_missing", "vote_value", "decision"], h
+for r in b:
+    assert (float(r["share_missing"]) > 0.5) == (int(r["offset_bytes"]) < 32), r
+assert b[0]["decision"].startswith("32 "), b[0]
+for f in ("dtlb-entries.svg", "dtlb-page-size.svg", block[:-4] + ".svg"):
+    root = ET.parse(os.path.join(d, f)).getroot()
+    texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    assert "log scale" in texts, f
+    assert ("level 1: 64 entries" in texts) or ("page: 4 KiB" in texts) or ("decided: 32" in texts), (f, texts)
+EOP
+	ok $? "TLB and block curves: columns, the levels, page and line found, marked on the charts"
+fi
+# The counter path's line size: bytes per miss, vote by vote.
+run --sim=p5-133 --level=DTLB --votes=3 --curves="$TMPD/curves-c"
+expect_status 0 "--curves on the counter path"
+line=$(ls "$TMPD/curves-c" | grep 'DTLB-line\.csv$')
+[ -n "$line" ] && head -n 1 "$TMPD/curves-c/$line" | grep -q '^vote,bytes_per_miss,vote_value,decision$' &&
+	grep -q '^1,4096.0000,4096,' "$TMPD/curves-c/$line"
+ok $? "DTLB line: 4096 bytes per miss, in its CSV ($line)"
 if command -v rsvg-convert >/dev/null 2>&1; then
-	rsvg-convert -o "$TMPD/sweep.png" "$TMPD/curves/latency-sweep.svg" && [ -s "$TMPD/sweep.png" ]
-	ok $? "rsvg-convert renders the sweep chart to PNG"
+	for f in latency-sweep dtlb-entries dtlb-page-size "${block%.csv}"; do
+		rsvg-convert -o "$TMPD/$f.png" "$TMPD/curves/$f.svg" && [ -s "$TMPD/$f.png" ]
+		ok $? "rsvg-convert renders $f.svg to PNG"
+	done
 fi
 : >"$TMPD/notadir"
 # shellcheck disable=SC2086
@@ -160,8 +237,16 @@ if command -v script >/dev/null 2>&1 && script -qc true /dev/null >/dev/null 2>&
 	script -qc "$AMP $SIM >/dev/null" "$TMPD/tty" >/dev/null 2>&1
 	grep -q 'amp: counters' "$TMPD/tty"
 	ok $? "a progress line on a terminal (script)"
+	grep -q 'amp: counters (2/2)[^,]*, [0-9.]* s elapsed, ~[0-9]* s left' "$TMPD/tty"
+	ok $? "it gives the phase's place in the run, elapsed time and the run's estimate"
+	script -qc "$AMP --sim=p5-133 --timing --votes=3 >/dev/null" "$TMPD/tty-t" >/dev/null 2>&1
+	grep -q 'amp: timing (3/3)' "$TMPD/tty-t" && grep -q 'amp: latency sweep (2/3)' "$TMPD/tty-t"
+	ok $? "the timing path's run plan: calibration, sweep, timing"
+	"$AMP" --sim=p5-133 --timing --votes=3 2>"$TMPD/notty" >/dev/null
+	[ ! -s "$TMPD/notty" ]
+	ok $? "nothing of it when stderr is a file"
 	script -qc "$AMP $SIM -q >/dev/null" "$TMPD/tty-q" >/dev/null 2>&1
-	! grep -q 'amp: counters' "$TMPD/tty-q"
+	! grep -q 'amp: counters\|s left' "$TMPD/tty-q"
 	ok $? "none with -q on a terminal"
 fi
 
