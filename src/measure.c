@@ -248,16 +248,39 @@ int amp_evictors_usable(const struct amp_level *lv)
 	return up->thrash_ways > 0;
 }
 
+/* Counts lv's misses over p's sequence seq of n lines (-1: it could not
+ * be built), primed twice then walked for enough accesses; frees p. */
+static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p, int seq,
+			uint64_t n, double *rate, char *err, size_t len)
+{
+	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
+	enum amp_op op = amp_level_op(lv);
+	double misses;
+	int rc;
+
+	if (seq < 0) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		amp_plan_free(p);
+		return -1;
+	}
+	amp_plan_add_pass(p, seq, op, 2, 0);
+	amp_plan_add_pass(p, seq, op, walks, 1);
+	rc = amp_count(c, p, lv->ev, &misses, err, len);
+	amp_plan_free(p);
+	if (rc < 0)
+		return -1;
+	*rate = misses / (double)(n * walks);
+	return 0;
+}
+
 static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 			    uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 			    char *err, size_t len)
 {
 	uint64_t far = far_unit * (n + 1); /* past every test line, a multiple of W */
+	uint64_t *test;
 	struct amp_plan p;
-	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
-	enum amp_op op = amp_level_op(lv);
-	double misses;
-	int rc, seq;
+	int rc, seq = -1;
 
 	if (evict && !amp_evictors_usable(lv))
 		evict = 0;
@@ -274,7 +297,8 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 		free(off);
 		return rc;
 	}
-	if (evict && lv->way.known && lv->thrash_ways > 0) {
+	/* Counters with evictors from here on. */
+	if (lv->way.known && lv->thrash_ways > 0) {
 		/* Evictors share this level's other sets; once its geometry is
 		 * known, refuse walks whose evictors would overflow them. */
 		uint64_t step = amp_evictor_step(lv), visits = (uint64_t)lv->above->line.value / 8;
@@ -287,64 +311,30 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 			return -1;
 		}
 	}
-	amp_plan_init(&p, "cyclic", evict ? 2 * far + far * n + 64
-					  : base + stride * (n - 1) + 64);
+	amp_plan_init(&p, "cyclic", 2 * far + far * n + 64);
 	p.huge = lv->kind == AMP_KIND_CACHE; /* lower caches are physically indexed */
-	if (evict) {
-		uint64_t *test = malloc(n * sizeof *test);
-
-		seq = -1;
-		if (test) {
-			for (uint64_t i = 0; i < n; i++)
-				test[i] = base + i * stride;
-			seq = amp_plan_add_evicted(&p, lv, test, n, base, far);
-			free(test);
-		}
-	} else {
-		seq = amp_plan_add_strided(&p, base, stride, (size_t)n);
+	test = malloc(n * sizeof *test);
+	if (test) {
+		for (uint64_t i = 0; i < n; i++)
+			test[i] = base + i * stride;
+		seq = amp_plan_add_evicted(&p, lv, test, n, base, far);
+		free(test);
 	}
-	if (seq < 0) {
-		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
-		amp_plan_free(&p);
-		return -1;
-	}
-	amp_plan_add_pass(&p, seq, op, 2, 0);
-	amp_plan_add_pass(&p, seq, op, walks, 1);
-	rc = amp_count(c, &p, lv->ev, &misses, err, len);
-	amp_plan_free(&p);
-	if (rc < 0)
-		return -1;
-	*rate = misses / (double)(n * walks);
-	return 0;
+	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
 }
 
 int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		     uint64_t region, double *rate, char *err, size_t len)
 {
 	struct amp_plan p;
-	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
-	enum amp_op op = amp_level_op(lv);
-	double misses;
-	int rc, seq;
+	int seq;
 
 	if (lv->method == AMP_METHOD_TIMING)
 		return amp_timing_rate(c, lv, off, n, region, rate, err, len);
 	amp_plan_init(&p, "cyclic", region);
 	p.huge = lv->kind == AMP_KIND_CACHE;
 	seq = amp_plan_add_seq(&p, off, (size_t)n);
-	if (seq < 0) {
-		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
-		amp_plan_free(&p);
-		return -1;
-	}
-	amp_plan_add_pass(&p, seq, op, 2, 0);
-	amp_plan_add_pass(&p, seq, op, walks, 1);
-	rc = amp_count(c, &p, lv->ev, &misses, err, len);
-	amp_plan_free(&p);
-	if (rc < 0)
-		return -1;
-	*rate = misses / (double)(n * walks);
-	return 0;
+	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
 }
 
 /* The walk, and its rate to the observers. */
