@@ -10,9 +10,13 @@
  * level measured.)
  *
  * Elsewhere (a level whose sets could not be found), BlackjackBench's
- * access pairs (3.1.1): in a buffer that lives in this level, a random
- * line then one D - 8 bytes further; the second access hits above while
- * D is within one line and costs this level's latency beyond it. */
+ * access pairs (3.1.1): in a buffer that lives below this level, a
+ * random line then one D - 8 bytes further.  The first access brings
+ * the line into this level (and the lines of the levels above); the
+ * second hits this level or above while D is within this level's line,
+ * and pays the level below beyond it.  (A buffer that lived in this
+ * level would show only the edges of the lines above it.)  An
+ * adjacent-line prefetch into this level doubles the line seen. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +27,12 @@
 #include "trace.h"
 
 #define PAIR_SPAN 512          /* the pair's block: no line is bigger */
-/* A step is this share of the latency gap between L1 and this level
- * (small: an adjacent-line prefetch turns the step into an L2 hit). */
-#define PAIR_STEP 0.1
+/* Last cache level: its pair buffer is this many times its effective
+ * size (main memory serves the first accesses). */
+#define PAIR_BELOW_FACTOR 4
+/* A second access this share of the gap to L1 below this level's hit
+ * was prefetched (a hit here would cost the hit). */
+#define PAIR_PREFETCHED 0.1
 
 /* 2 x ways lines of one set, sorted so the moved half stays in its page. */
 static int class_of(const struct amp_level *lv, unsigned v, uint64_t *set, uint64_t *region)
@@ -103,8 +110,10 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 	amp_rng_seed(&rng, c->seed + v);
 	amp_shuffle(off, (size_t)blocks, &rng);
 	for (uint64_t i = blocks; i-- > 0;) {
-		off[2 * i + 1] = off[i] + d - 8;
-		off[2 * i] = off[i];
+		/* Downwards from the block's last word: next-line prefetchers
+		 * run upwards and would hand the second line over early. */
+		off[2 * i + 1] = off[i] + PAIR_SPAN - d;
+		off[2 * i] = off[i] + PAIR_SPAN - 8;
 	}
 	amp_plan_init(&p, "pairs", size);
 	p.huge = 1;
@@ -121,28 +130,65 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 	return rc;
 }
 
+/* A pair buffer that lives below lv, so a pair's first access misses
+ * it: the next cache's effective size where that is at least twice
+ * lv's, else PAIR_BELOW_FACTOR times lv's (main memory below). */
+static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	uint64_t own = (uint64_t)lv->effective_size.value, size = PAIR_BELOW_FACTOR * own;
+
+	for (int i = 0; i < c->nlv; i++) {
+		const struct amp_level *b = &c->lv[i];
+
+		if (b->above == lv && b->kind == AMP_KIND_CACHE && b->effective_size.known &&
+		    (uint64_t)b->effective_size.value >= 2 * own)
+			size = (uint64_t)b->effective_size.value;
+	}
+	return size / PAIR_SPAN * PAIR_SPAN;
+}
+
 static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
-	/* The level's effective size: most first accesses are served here. */
-	uint64_t size = (uint64_t)lv->effective_size.value / PAIR_SPAN * PAIR_SPAN;
-	double base, t, step = PAIR_STEP * (lv->hit_ticks - amp_level_top(lv)->hit_ticks) / 2;
+	uint64_t size = pair_buffer(c, lv), above_line = 0;
+	double h1 = amp_level_top(lv)->hit_ticks, t16, t, edge = (lv->hit_ticks + lv->next_ticks) / 2;
+	double cheapest = -1; /* the cheapest second access past the lines above */
 
-	if (pair_ticks(c, size, 16, v, &base, err, len) < 0)
+	if (lv->above && amp_param_conclusive(&lv->above->line))
+		above_line = (uint64_t)lv->above->line.value;
+	if (pair_ticks(c, size, 16, v, &t16, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
-			16, "extra_ticks", "ticks per access over pairs 16 B apart", 0, 0);
+			16, "second_ticks", "ticks of the pair's second access", h1, 0);
 	for (uint64_t d = 32; d <= PAIR_SPAN; d *= 2) {
+		double second;
+
 		if (pair_ticks(c, size, d, v, &t, err, len) < 0)
 			return -1;
+		/* The first access costs the same at every D; at 16 B the
+		 * second hits L1.  So the second's cost at D is the L1 hit
+		 * plus twice the change per access. */
+		second = h1 + 2 * (t - t16);
 		amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
-				(double)d, "extra_ticks", "ticks per access over pairs 16 B apart", t - base, 0);
-		if (t - base >= step) {
+				(double)d, "second_ticks", "ticks of the pair's second access", second, 0);
+		if (second > edge) {
+			/* Past the lines above but inside this level's line, the
+			 * second access hits this level; one clearly cheaper than
+			 * that hit was prefetched into a level above, and the edge
+			 * found is the prefetcher's reach, not the line. */
+			if (cheapest >= 0 && cheapest < lv->hit_ticks - PAIR_PREFETCHED * (lv->hit_ticks - h1)) {
+				snprintf(err, len, "%s: prefetchers bring the neighbouring lines: a second access up to %llu B away costs %.1f ticks, below this level's hit (%.1f), so pairs cannot tell its line",
+					 lv->name, (unsigned long long)(d / 2), cheapest, lv->hit_ticks);
+				return -1;
+			}
 			*value = (int64_t)(d / 2);
 			return 0;
 		}
+		if (above_line && d / 2 >= above_line && (cheapest < 0 || second < cheapest))
+			cheapest = second;
 	}
-	snprintf(err, len, "%s: pairs up to %d B apart cost no more than one access", lv->name, PAIR_SPAN);
+	snprintf(err, len, "%s: pairs up to %d B apart still find their second line in %s", lv->name, PAIR_SPAN,
+		 lv->name);
 	return -1;
 }
 

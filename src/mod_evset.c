@@ -180,7 +180,9 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	}
 	for (uint64_t i = 0; i < e->npool; i++)
 		e->pool[i] = i * spacing + off;
-	for (;; n *= 2) {
+	/* Doubling, and the largest pool last (a level may need more lines
+	 * than the power of two below it, yet fewer than the one above). */
+	for (;; n = n < max && 2 * n > max ? max : 2 * n) {
 		if (n > max) {
 			free(s);
 			snprintf(err, len,
