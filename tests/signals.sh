@@ -13,6 +13,19 @@ stop_after() {
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$AMP" --votes=32 --reps=32 ) >"$TMPD/out" 2>"$TMPD/err" &
 	pid=$!
+	# Signal amp itself, once it catches signals (SIGINT's bit, 0x2,
+	# in SigCgt in /proc: amp installs its handlers together), then
+	# 0.5 s into its run: under load python3 may not even have exec'd
+	# amp after a fixed delay, and a signal then would go to python3
+	# (or be ignored) instead.
+	i=0
+	while [ $i -lt 200 ]; do
+		mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		low=$(printf '%s' "$mask" | tail -c 8)
+		[ -n "$low" ] && [ $(( 0x$low & 2 )) -ne 0 ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
 	sleep 0.5
 	kill -"$1" "$pid"
 	t0=$(date +%s%N)
