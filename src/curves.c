@@ -310,9 +310,28 @@ static void legend(struct chart *c, int i, const char *name, const char *color, 
 	fprintf(c->out, "</text>\n");
 }
 
-static void chart_end(struct chart *c)
+/* Ends the SVG and closes its file; 0, or EOF when writing failed. */
+static int chart_end(struct chart *c)
 {
 	fprintf(c->out, "</svg>\n");
+	return fclose(c->out);
+}
+
+/* A series: a line through its points and a dot at each. */
+static void series_w(struct chart *c, const double *xs, const double *ys, int n, const char *color, double width)
+{
+	fprintf(c->out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" points=\"", color, width);
+	for (int i = 0; i < n; i++)
+		fprintf(c->out, "%.1f,%.1f ", px(c, xs[i]), py(c, ys[i]));
+	fprintf(c->out, "\"/>\n");
+	for (int i = 0; i < n; i++)
+		fprintf(c->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", px(c, xs[i]), py(c, ys[i]),
+			width / 2 + 2, color);
+}
+
+static void series(struct chart *c, const double *xs, const double *ys, int n, const char *color)
+{
+	series_w(c, xs, ys, n, color, 2);
 }
 
 /* The latency sweep: ns (or ticks) per load against working set. */
@@ -323,6 +342,7 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 	const char *unit = r->tick_mhz.known ? "ns" : "simulated cycles";
 	const char *short_unit = r->tick_mhz.known ? "ns" : "cycles";
 	char path[1024], ylabel[64], sz[32], label[96];
+	double xs[AMP_SWEEP_MAX_POINTS], ys[AMP_SWEEP_MAX_POINTS];
 	struct chart c = { 0 };
 	FILE *f;
 
@@ -412,40 +432,20 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-width=\"1\"/>\n",
 				px(&c, xb), MT, px(&c, xb), H - MB);
 	}
-	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[0]);
-	for (int i = 0; i < sw->n; i++)
-		fprintf(f, "%.1f,%.1f ", px(&c, (double)sw->size[i]), py(&c, sw->raw[i] * scale));
-	fprintf(f, "\"/>\n");
-	for (int i = 0; i < sw->n; i++)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px(&c, (double)sw->size[i]),
-			py(&c, sw->raw[i] * scale), palette[0]);
+	for (int i = 0; i < sw->n; i++) {
+		xs[i] = (double)sw->size[i];
+		ys[i] = sw->raw[i] * scale;
+	}
+	series(&c, xs, ys, sw->n, palette[0]);
 	legend(&c, 0, "measured (min of runs)", palette[0], 0);
 	legend(&c, 1, "level found", "#d62728", 1);
 	legend(&c, 2, "reported capacity", "#999", 1);
-	chart_end(&c);
-	if (fclose(f) != 0)
+	if (chart_end(&c) != 0)
 		goto fail;
 	return 0;
 fail:
 	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
 	return -1;
-}
-
-/* A series: a line through its points and a dot at each. */
-static void series_w(struct chart *c, const double *xs, const double *ys, int n, const char *color, double width)
-{
-	fprintf(c->out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" points=\"", color, width);
-	for (int i = 0; i < n; i++)
-		fprintf(c->out, "%.1f,%.1f ", px(c, xs[i]), py(c, ys[i]));
-	fprintf(c->out, "\"/>\n");
-	for (int i = 0; i < n; i++)
-		fprintf(c->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", px(c, xs[i]), py(c, ys[i]),
-			width / 2 + 2, color);
-}
-
-static void series(struct chart *c, const double *xs, const double *ys, int n, const char *color)
-{
-	series_w(c, xs, ys, n, color, 2);
 }
 
 /* y axis from the values: log when they span more than ten times;
@@ -621,8 +621,7 @@ static int write_own(const char *dir, const char *base, const struct experiment 
 			legend(&c, (int)v, label, palette[v], 0);
 		}
 	}
-	chart_end(&c);
-	if (fclose(f) != 0)
+	if (chart_end(&c) != 0)
 		goto fail;
 	return 0;
 fail:
@@ -712,8 +711,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	legend(&c, 1, "packed (control)", palette[2], 0);
 	legend(&c, 2, "TLBs' part", palette[3], 0);
 	legend(&c, 3, "level found", "#d62728", 1);
-	chart_end(&c);
-	if (fclose(f) != 0)
+	if (chart_end(&c) != 0)
 		goto fail;
 
 	/* The page size: time per access against the stride. */
@@ -755,8 +753,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	legend(&c, 1, "page size found", "#d62728", 1);
 	if (!c.logy && c.y0 > 0)
 		note(&c, 0, "#444", "the time axis does not start at 0");
-	chart_end(&c);
-	if (fclose(f) != 0)
+	if (chart_end(&c) != 0)
 		goto fail;
 	return 0;
 fail:
@@ -894,8 +891,7 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 		legend(&c, 0, "odd votes", palette[0], 0);
 		legend(&c, 1, "even votes", palette[1], 0);
 	}
-	chart_end(&c);
-	if (fclose(f) != 0)
+	if (chart_end(&c) != 0)
 		goto fail;
 	return 0;
 fail:

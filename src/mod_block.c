@@ -10,11 +10,12 @@
  * level measured.)
  *
  * Elsewhere (a level whose sets could not be found), BlackjackBench's
- * access pairs (3.1.1): in a buffer that lives below this level, a
- * random line then one D - 8 bytes further.  The first access brings
- * the line into this level (and the lines of the levels above); the
- * second hits this level or above while D is within this level's line,
- * and pays the level below beyond it.  (A buffer that lived in this
+ * access pairs (3.1.1): in a buffer that lives below this level, the
+ * last word of a random 512-byte block, then the word D bytes further
+ * down it (downwards: next-line prefetchers run upwards).  The first
+ * access brings the line into this level (and the lines of the levels
+ * above); the second hits this level or above while D is within this
+ * level's line, and pays the level below beyond it.  (A buffer that lived in this
  * level would show only the edges of the lines above it.)  An
  * adjacent-line prefetch into this level doubles the line seen. */
 #include "config.h"
@@ -110,8 +111,6 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 	amp_rng_seed(&rng, c->seed + v);
 	amp_shuffle(off, (size_t)blocks, &rng);
 	for (uint64_t i = blocks; i-- > 0;) {
-		/* Downwards from the block's last word: next-line prefetchers
-		 * run upwards and would hand the second line over early. */
 		off[2 * i + 1] = off[i] + PAIR_SPAN - d;
 		off[2 * i] = off[i] + PAIR_SPAN - 8;
 	}

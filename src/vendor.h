@@ -53,6 +53,12 @@ int amp_cpuid_dump(FILE *out);
 /* The caches as a library reports them (vendor_lib.c): PAPI's hardware
  * info, hwloc's topology (AMP_HWLOC_XML: from a saved one). */
 #define AMP_LIBVIEWS 2          /* papi, hwloc: the table's columns */
+/* Appends a cache to tab[0..*n-1] (at most AMP_VENDOR_MAX, none of size
+ * 0): sets from size, line and ways (0 when either is unknown).
+ * Returns it, or NULL when it was not added. */
+struct amp_reported_cache *amp_reported_cache_add(struct amp_reported_cache *tab, int *n, int level,
+						  const char *type, uint64_t size, uint64_t line, unsigned ways);
+
 struct amp_libview {
 	char name[8];
 	char source[160];

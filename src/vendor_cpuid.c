@@ -53,23 +53,31 @@ static void note(struct amp_vendor *v, const char *fmt, const char *arg)
 		snprintf(v->notes[v->nnotes++], AMP_REASON_LEN, fmt, arg);
 }
 
-static struct amp_reported_cache *add_cache(struct amp_vendor *v, int level, const char *type,
-					    uint64_t size, uint64_t line, unsigned ways)
+struct amp_reported_cache *amp_reported_cache_add(struct amp_reported_cache *tab, int *n, int level,
+						  const char *type, uint64_t size, uint64_t line, unsigned ways)
 {
 	struct amp_reported_cache *c;
 
-	if (v->ncache >= AMP_VENDOR_MAX || size == 0)
+	if (*n >= AMP_VENDOR_MAX || size == 0)
 		return NULL;
-	c = &v->cache[v->ncache++];
+	c = &tab[(*n)++];
 	memset(c, 0, sizeof *c);
 	c->level = level;
 	snprintf(c->type, sizeof c->type, "%s", type);
 	c->size = size;
 	c->line = line;
 	c->ways = ways;
-	if (line && ways)
-		c->sets = (unsigned)(size / (line * ways));
-	else if (line)
+	c->sets = line && ways ? (unsigned)(size / line / ways) : 0;
+	return c;
+}
+
+/* CPUID's ways 0 is fully associative: one set. */
+static struct amp_reported_cache *add_cache(struct amp_vendor *v, int level, const char *type,
+					    uint64_t size, uint64_t line, unsigned ways)
+{
+	struct amp_reported_cache *c = amp_reported_cache_add(v->cache, &v->ncache, level, type, size, line, ways);
+
+	if (c && line && !ways)
 		c->sets = 1;
 	return c;
 }

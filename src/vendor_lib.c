@@ -16,18 +16,7 @@
 
 static void add(struct amp_libview *v, int level, const char *type, uint64_t size, uint64_t line, unsigned ways)
 {
-	struct amp_reported_cache *c;
-
-	if (v->ncache >= AMP_VENDOR_MAX || size == 0)
-		return;
-	c = &v->cache[v->ncache++];
-	memset(c, 0, sizeof *c);
-	c->level = level;
-	snprintf(c->type, sizeof c->type, "%s", type);
-	c->size = size;
-	c->line = line;
-	c->ways = ways;
-	c->sets = line && ways ? (unsigned)(size / line / ways) : 0;
+	amp_reported_cache_add(v->cache, &v->ncache, level, type, size, line, ways);
 }
 
 int amp_vendor_papi(struct amp_libview *v)

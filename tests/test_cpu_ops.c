@@ -41,6 +41,18 @@ static void table_complete(void)
 	tap_eq(missing, 0, "register benchmarks for 2..%d variables of int, double, vector", NB_MAX_VARS);
 }
 
+/* objdump's listing of `file`, to pclose; `header` gets the line that
+ * starts function `fn` in it.  NULL when objdump cannot run. */
+static FILE *disassembly(const char *file, const char *fn, char *header, size_t len)
+{
+	FILE *p;
+
+	snprintf(header, len, "objdump -d --no-show-raw-insn '%s' 2>/dev/null", file);
+	p = popen(header, "r");
+	snprintf(header, len, "<%s>:", fn);
+	return p;
+}
+
 /* Instructions of `file`'s function `fn` in its timed part (between its
  * two timer reads; from the switch's indirect jump where it has one, so
  * the jump table's arithmetic is left out) whose mnemonic is
@@ -52,11 +64,9 @@ static int count_insns(const char *file, const char *fn, const char *mn)
 	int n = 0, in_fn = 0, in_loop = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof cmd, "objdump -d --no-show-raw-insn '%s' 2>/dev/null", file);
-	p = popen(cmd, "r");
+	p = disassembly(file, fn, cmd, sizeof cmd);
 	if (!p)
 		return -1;
-	snprintf(cmd, sizeof cmd, "<%s>:", fn);
 	while (fgets(line, sizeof line, p)) {
 		char *tab, word[32], args[64], list[128];
 
@@ -107,11 +117,9 @@ static int loop_stack_refs(const char *file, const char *fn)
 	int n = 0, in_fn = 0, refs = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof cmd, "objdump -d --no-show-raw-insn '%s' 2>/dev/null", file);
-	p = popen(cmd, "r");
+	p = disassembly(file, fn, cmd, sizeof cmd);
 	if (!p)
 		return -1;
-	snprintf(cmd, sizeof cmd, "<%s>:", fn);
 	while (fgets(line, sizeof line, p)) {
 		char word[32];
 		unsigned long a, target;
