@@ -326,13 +326,32 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		     uint64_t region, double *rate, char *err, size_t len)
 {
+	return amp_offsets_rate_flushed(c, lv, off, n, NULL, 0, region, rate, err, len);
+}
+
+int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
+			     double *rate, char *err, size_t len)
+{
 	struct amp_plan p;
 	int seq;
 
 	if (lv->method == AMP_METHOD_TIMING)
 		return amp_timing_rate(c, lv, off, n, region, rate, err, len);
+	for (uint64_t i = 0; i < nflush; i++)
+		if (flush[i] + 64 > region)
+			region = flush[i] + 64;
 	amp_plan_init(&p, "cyclic", region);
 	p.huge = lv->kind == AMP_KIND_CACHE;
+	if (nflush) {
+		int fseq = amp_plan_add_seq(&p, flush, (size_t)nflush);
+
+		if (fseq < 0 || amp_plan_add_pass(&p, fseq, AMP_OP_FLUSH, 1, 0) < 0) {
+			snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+			amp_plan_free(&p);
+			return -1;
+		}
+	}
 	seq = amp_plan_add_seq(&p, off, (size_t)n);
 	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
 }

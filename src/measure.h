@@ -150,6 +150,13 @@ int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base
 int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		     uint64_t region, double *rate, char *err, size_t len);
 
+/* The same after flushing the lines at flush[0..nflush-1] (counters
+ * only; timing ignores them): a level with random replacement keeps
+ * lines of an earlier walk for many walks, and would count them. */
+int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
+			     double *rate, char *err, size_t len);
+
 /* The same, optionally with lines between the test accesses that evict
  * each test line from the level above (so a level above with more ways
  * cannot hide this one); the evictors live beyond the test lines, at

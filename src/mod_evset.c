@@ -32,6 +32,7 @@
 #include <string.h>
 #include "measure.h"
 #include "timing.h"
+#include "util.h"
 
 #define POOL_MIN 16
 /* Misses per walk that mark a walk as thrashing: an over-full LRU set
@@ -61,6 +62,7 @@ struct evset {
 	uint64_t ncls;
 	uint64_t spacing;      /* between pool pages */
 	uint64_t region;
+	int above_adds;        /* every page joined, yet other pages fit */
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -103,14 +105,27 @@ static double thrash_threshold(const struct amp_level *lv)
 	return t;
 }
 
+/* The lines of the last counted walk.  Each walk first flushes them:
+ * under random replacement a set left holding a line the walk dropped
+ * keeps missing for about `ways` more misses, which would read as a
+ * thrash of a set that fits (group testing then keeps a set too big). */
+static _Thread_local uint64_t *walked;
+static _Thread_local uint64_t nwalked;
+
 static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		    uint64_t region, int *yes, char *err, size_t len)
 {
 	double rate;
+	uint64_t *keep;
 
-	if (amp_offsets_rate(c, lv, off, n, region, &rate, err, len) < 0)
+	if (amp_offsets_rate_flushed(c, lv, off, n, walked, nwalked, region, &rate, err, len) < 0)
 		return -1;
 	*yes = rate * (double)n >= thrash_threshold(lv);
+	if (lv->method == AMP_METHOD_COUNTERS && (keep = realloc(walked, n * sizeof *keep))) {
+		memcpy(keep, off, n * sizeof *keep);
+		walked = keep;
+		nwalked = n;
+	}
 	return 0;
 }
 
@@ -153,6 +168,27 @@ static int reduce(struct amp_ctx *c, const struct amp_level *lv, uint64_t *s, ui
 		}
 	}
 	free(rest);
+	return 0;
+}
+
+/* Whether the set thrashes in shuffled orders too.  Ways + 1 lines of
+ * one set overflow it in any order; a set that the level above helps
+ * hold (its victims come here) can need lines of other sets walked in a
+ * row, and then a shuffle fits. */
+static int any_order_thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			      unsigned v, int *yes, char *err, size_t len)
+{
+	uint64_t t[AMP_MAX_CONG + 1];
+	struct amp_rng r;
+
+	amp_rng_seed(&r, c->seed ^ 0x6f72646572ULL ^ v);
+	*yes = 1;
+	for (int k = 0; k < 2 && *yes; k++) {
+		memcpy(t, e->set, e->nset * sizeof *t);
+		amp_shuffle(t, (size_t)e->nset, &r);
+		if (thrashes(c, lv, t, e->nset, e->region, yes, err, len) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -211,6 +247,14 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
 	free(s);
+	if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		e->above_adds = 1;
+		snprintf(err, len, "%s: its %llu-line set thrashes in one order and fits in another: lines of other sets take part through the level above, which passes its victims here (exclusive?)",
+			 lv->name, (unsigned long long)n);
+		return -1;
+	}
 	*value = (int64_t)n - 1;
 	return 0;
 }
@@ -282,6 +326,26 @@ static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct e
 	return 0;
 }
 
+/* Whether nset pool lines none of which is in the set, from the far
+ * end of the pool, fit (walked without thrashing). */
+static int sample_fits(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+		       int *fits, char *err, size_t len)
+{
+	uint64_t t[AMP_MAX_CONG + 1], k = 0;
+	int yes;
+
+	for (uint64_t i = e->npool; i-- > 0 && k < e->nset;)
+		if (!in_set(e, e->pool[i]))
+			t[k++] = e->pool[i];
+	*fits = 0;
+	if (k < e->nset)
+		return 0; /* the pool is the set: nothing else to try */
+	if (thrashes(c, lv, t, k, e->region, &yes, err, len) < 0)
+		return -1;
+	*fits = !yes;
+	return 0;
+}
+
 static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		    char *err, size_t len)
 {
@@ -318,6 +382,18 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 		*value = (int64_t)(colours * (double)c->page);
 		return 0;
 	}
+	/* Every page joins: then any ways + 1 pool lines share one set and
+	 * thrash.  Where they fit, the joiners only pushed the set's lines
+	 * out of the level above, which passes its victims here (an
+	 * exclusive pair, seen as one: its ways are the sum). */
+	if (sample_fits(c, lv, e, &yes, err, len) < 0)
+		return -1;
+	if (yes) {
+		e->above_adds = 1;
+		snprintf(err, len, "%s: every page joined its set, yet %llu lines of other pages fit: the level above passes its victims here (exclusive?), so the set's %llu lines are both levels' ways",
+			 lv->name, (unsigned long long)e->nset, (unsigned long long)e->nset - 1);
+		return -1;
+	}
 	/* Every page joins: the way is at most the spacing; the smallest
 	 * power-of-two step within it that still joins is the way. */
 	for (uint64_t step = 64; step < e->spacing; step *= 2) {
@@ -345,6 +421,9 @@ static int evset_applies(const struct amp_ctx *c, const struct amp_level *lv)
 
 static void forget_sets(void)
 {
+	free(walked);
+	walked = NULL;
+	nwalked = 0;
 	for (int v = 0; v < AMP_MAX_VOTES; v++) {
 		free(found[v].pool);
 		memset(&found[v], 0, sizeof found[v]);
@@ -414,6 +493,20 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	amp_vote(c, lv, ways_vote, &ways);
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].above_adds) {
+			/* Some vote's set held lines of other sets: the level
+			 * above adds its ways, and no vote can be trusted. */
+			char why[AMP_REASON_LEN];
+
+			snprintf(why, sizeof why, "%s", ways.reason[0] ? ways.reason : "the level above passes its victims here");
+			forget_sets();
+			lv->assoc = ways;
+			amp_param_unknown(&lv->assoc, "%s", why);
+			amp_param_unknown(&lv->way, "needs the associativity first");
+			amp_param_unknown(&lv->size, "needs the associativity first");
+			return 0;
+		}
 	if (!amp_param_conclusive(&ways)) {
 		forget_sets();
 		lv->assoc = ways;
@@ -436,6 +529,15 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	lv->thrash_ways = (int)ways.value;
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].above_adds && !amp_param_conclusive(&way)) {
+			/* The set found is this level's and the one above's. */
+			forget_sets();
+			lv->thrash_ways = 0;
+			amp_param_unknown(&lv->assoc, "%s", way.reason);
+			amp_param_unknown(&lv->size, "needs the associativity first");
+			return 0;
+		}
 	/* The class of the winning vote, for the block-size test. */
 	lv->ncong = 0;
 	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++) {

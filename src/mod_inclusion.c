@@ -495,6 +495,12 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 		snprintf(why, len, "no level above it on the data side");
 		return 0;
 	}
+	if (lv->sets_by_experiment) {
+		/* Lines a way size apart no longer share its sets: nothing
+		 * here would evict X, and every level would look NINE. */
+		snprintf(why, len, "its sets came from eviction sets (scattered page frames), and these tests walk virtual strides");
+		return 0;
+	}
 	if (!level_known(up)) {
 		snprintf(why, len, "needs the ways and way size of %s first", up->name);
 		return 0;
