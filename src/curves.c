@@ -334,6 +334,21 @@ static void series(struct chart *c, const double *xs, const double *ys, int n, c
 	series_w(c, xs, ys, n, color, 2);
 }
 
+/* The error of a chart or table that could not be written: -1. */
+static int cannot_write(char *err, size_t len, const char *path)
+{
+	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* Opens dir/stem+suffix for writing, its name left in path (for the
+ * error message). */
+static FILE *open_in(char *path, size_t size, const char *dir, const char *stem, const char *suffix)
+{
+	snprintf(path, size, "%s/%s%s", dir, stem, suffix);
+	return fopen(path, "w");
+}
+
 /* The latency sweep: ns (or ticks) per load against working set. */
 static int write_sweep(const char *dir, const struct amp_report *r, char *err, size_t len)
 {
@@ -346,8 +361,7 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 	struct chart c = { 0 };
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/latency-sweep.csv", dir);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, "latency-sweep", ".csv")))
 		goto fail;
 	fprintf(f, "working_set_bytes,ticks_per_load,ticks_monotone,%s_per_load,level\n",
 		r->tick_mhz.known ? "ns" : "cycles");
@@ -369,8 +383,7 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 	if (fclose(f) != 0)
 		goto fail;
 
-	snprintf(path, sizeof path, "%s/latency-sweep.svg", dir);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, "latency-sweep", ".svg")))
 		goto fail;
 	for (int i = 0; i < sw->n; i++) {
 		if (sw->raw[i] * scale > ymax)
@@ -444,8 +457,7 @@ static int write_sweep(const char *dir, const struct amp_report *r, char *err, s
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
-	return -1;
+	return cannot_write(err, len, path);
 }
 
 /* y axis from the values: log when they span more than ten times;
@@ -541,8 +553,7 @@ static int write_own(const char *dir, const char *base, const struct experiment 
 	unsigned nvotes = 0;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/%s.csv", dir, base);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, base, ".csv")))
 		goto fail;
 	/* A curve over the votes themselves has the vote as its x. */
 	by_vote = strcmp(x->xname, "vote") == 0;
@@ -574,8 +585,7 @@ static int write_own(const char *dir, const char *base, const struct experiment 
 	if (fclose(f) != 0)
 		goto fail;
 
-	snprintf(path, sizeof path, "%s/%s.svg", dir, base);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, base, ".svg")))
 		goto fail;
 	c.out = f;
 	x_range(&c, all_x, n);
@@ -625,8 +635,7 @@ static int write_own(const char *dir, const char *base, const struct experiment 
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
-	return -1;
+	return cannot_write(err, len, path);
 }
 
 /* The TLB sweeps (tlb_timing.c): time per access against pages (with the
@@ -646,8 +655,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	struct chart c = { 0 };
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/%s-entries.csv", dir, name);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, name, "-entries.csv")))
 		goto fail;
 	fprintf(f, "pages,ticks_per_%s,control_ticks_per_%s,tlb_part_ticks,tlb_part_%s,level\n", access, access,
 		col);
@@ -674,8 +682,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	if (fclose(f) != 0)
 		goto fail;
 
-	snprintf(path, sizeof path, "%s/%s-entries.svg", dir, name);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, name, "-entries.svg")))
 		goto fail;
 	c.out = f;
 	x_range(&c, xs, t->npoints);
@@ -715,8 +722,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 		goto fail;
 
 	/* The page size: time per access against the stride. */
-	snprintf(path, sizeof path, "%s/%s-page-size.csv", dir, name);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, name, "-page-size.csv")))
 		goto fail;
 	fprintf(f, "stride_bytes,ticks_per_%s,%s_per_%s,decision\n", access, col, access);
 	if (t->page)
@@ -730,8 +736,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	}
 	if (fclose(f) != 0)
 		goto fail;
-	snprintf(path, sizeof path, "%s/%s-page-size.svg", dir, name);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, name, "-page-size.svg")))
 		goto fail;
 	memset(&c, 0, sizeof c);
 	c.out = f;
@@ -757,8 +762,7 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
-	return -1;
+	return cannot_write(err, len, path);
 }
 
 /* One experiment: its CSV and its chart.  Walks (the associativity
@@ -784,8 +788,7 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 			*p = '_';
 	if (x->npoints_own)
 		return write_own(dir, base, x, err, len);
-	snprintf(path, sizeof path, "%s/%s.csv", dir, base);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, base, ".csv")))
 		goto fail;
 	fprintf(f, "vote,measurement,plan,lines,stride_bytes,region_bytes,accesses,misses,excess_ticks,miss_rate,vote_value,decision\n");
 	for (int i = 0; i < x->npt; i++) {
@@ -832,8 +835,7 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 		xmin = 0;
 		xmax = 1;
 	}
-	snprintf(path, sizeof path, "%s/%s.svg", dir, base);
-	if (!(f = fopen(path, "w")))
+	if (!(f = open_in(path, sizeof path, dir, base, ".svg")))
 		goto fail;
 	c.out = f;
 	c.logx = walks && xmin > 0 && xmax / xmin >= 8;
@@ -895,8 +897,7 @@ static int write_experiment(const char *dir, int index, const struct experiment 
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, len, "--curves: cannot write %s: %s", path, strerror(errno));
-	return -1;
+	return cannot_write(err, len, path);
 }
 
 int amp_curves_check(const char *dir, char *err, size_t len)

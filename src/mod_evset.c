@@ -485,6 +485,25 @@ static int hidden_above(const struct amp_level *lv, int64_t ways)
 	return 0;
 }
 
+/* Whether some vote's set held lines of other sets (the level above
+ * passes its victims here). */
+static int above_adds(const struct amp_ctx *c)
+{
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].above_adds)
+			return 1;
+	return 0;
+}
+
+/* No associativity (lv->assoc says why): way and size wait on it. */
+static int without_ways(struct amp_level *lv)
+{
+	forget_sets();
+	amp_param_unknown(&lv->way, "needs the associativity first");
+	amp_param_unknown(&lv->size, "needs the associativity first");
+	return 0;
+}
+
 static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
@@ -493,51 +512,36 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	amp_vote(c, lv, ways_vote, &ways);
-	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
-		if (found[v].above_adds) {
-			/* Some vote's set held lines of other sets: the level
-			 * above adds its ways, and no vote can be trusted. */
-			char why[AMP_REASON_LEN];
-
-			snprintf(why, sizeof why, "%s", ways.reason[0] ? ways.reason : "the level above passes its victims here");
-			forget_sets();
-			lv->assoc = ways;
-			amp_param_unknown(&lv->assoc, "%s", why);
-			amp_param_unknown(&lv->way, "needs the associativity first");
-			amp_param_unknown(&lv->size, "needs the associativity first");
-			return 0;
-		}
-	if (!amp_param_conclusive(&ways)) {
-		forget_sets();
+	if (above_adds(c)) {
+		/* The level above adds its ways: no vote can be trusted. */
 		lv->assoc = ways;
-		amp_param_unknown(&lv->way, "needs the associativity first");
-		amp_param_unknown(&lv->size, "needs the associativity first");
-		return 0;
+		amp_param_unknown(&lv->assoc, "%s", ways.reason[0] ? ways.reason : "the level above passes its victims here");
+		return without_ways(lv);
+	}
+	if (!amp_param_conclusive(&ways)) {
+		lv->assoc = ways;
+		return without_ways(lv);
 	}
 	if (hidden_above(lv, ways.value)) {
 		/* Its eviction sets fit a level above: what was found is
 		 * that level's set, not this one's. */
-		forget_sets();
 		amp_param_unknown(&lv->assoc, "%s shows %s ways than %s above it (%lld): the level above may be what thrashed, so its sets are hidden from eviction sets",
 				  lv->name, lv->method == AMP_METHOD_TIMING ? "at most one way more" : "no more",
 				  up->name, (long long)ways.value);
-		amp_param_unknown(&lv->way, "needs the associativity first");
-		amp_param_unknown(&lv->size, "needs the associativity first");
-		return 0;
+		return without_ways(lv);
 	}
 	lv->assoc = ways;
 	lv->thrash_ways = (int)ways.value;
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
-	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
-		if (found[v].above_adds && !amp_param_conclusive(&way)) {
-			/* The set found is this level's and the one above's. */
-			forget_sets();
-			lv->thrash_ways = 0;
-			amp_param_unknown(&lv->assoc, "%s", way.reason);
-			amp_param_unknown(&lv->size, "needs the associativity first");
-			return 0;
-		}
+	if (above_adds(c) && !amp_param_conclusive(&way)) {
+		/* The set found is this level's and the one above's. */
+		forget_sets();
+		lv->thrash_ways = 0;
+		amp_param_unknown(&lv->assoc, "%s", way.reason);
+		amp_param_unknown(&lv->size, "needs the associativity first");
+		return 0;
+	}
 	/* The class of the winning vote, for the block-size test. */
 	lv->ncong = 0;
 	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++) {

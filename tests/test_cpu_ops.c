@@ -53,6 +53,21 @@ static FILE *disassembly(const char *file, const char *fn, char *header, size_t 
 	return p;
 }
 
+/* The next line of the function that `header` starts in objdump's
+ * listing p; 0 at its end (the blank line after it, or the end of the
+ * listing).  *in_fn tells whether the function was found at all. */
+static int fn_line(FILE *p, const char *header, char *line, int size, int *in_fn)
+{
+	while (fgets(line, size, p)) {
+		if (!*in_fn) {
+			*in_fn = strstr(line, header) != NULL;
+			continue;
+		}
+		return line[0] != '\n';
+	}
+	return 0;
+}
+
 /* Instructions of `file`'s function `fn` in its timed part (between its
  * two timer reads; from the switch's indirect jump where it has one, so
  * the jump table's arithmetic is left out) whose mnemonic is
@@ -67,17 +82,9 @@ static int count_insns(const char *file, const char *fn, const char *mn)
 	p = disassembly(file, fn, cmd, sizeof cmd);
 	if (!p)
 		return -1;
-	while (fgets(line, sizeof line, p)) {
+	while (fn_line(p, cmd, line, sizeof line, &in_fn)) {
 		char *tab, word[32], args[64], list[128];
 
-		if (strstr(line, cmd)) {
-			in_fn = 1;
-			continue;
-		}
-		if (!in_fn)
-			continue;
-		if (line[0] == '\n')
-			break;
 		/* "  addr:\tmnemonic operands" */
 		tab = strchr(line, '\t');
 		args[0] = '\0';
@@ -120,19 +127,13 @@ static int loop_stack_refs(const char *file, const char *fn)
 	p = disassembly(file, fn, cmd, sizeof cmd);
 	if (!p)
 		return -1;
-	while (fgets(line, sizeof line, p)) {
+	while (fn_line(p, cmd, line, sizeof line, &in_fn)) {
 		char word[32];
 		unsigned long a, target;
 		char *tab;
 
-		if (strstr(line, cmd)) {
-			in_fn = 1;
+		if (n == 4096)
 			continue;
-		}
-		if (!in_fn || n == 4096)
-			continue;
-		if (line[0] == '\n')
-			break;
 		tab = strchr(line, '\t');
 		if (!tab || sscanf(line, " %lx:", &a) != 1 || sscanf(tab + 1, "%31s %lx", word, &target) < 1)
 			continue;
