@@ -41,7 +41,8 @@
  * simulator's victims of other sizes, and the line module, see the line
  * of the level above).  A split level whose way size is below twice the
  * one above: unknown.  Fewer than MIN_SETS sets below the smallest way
- * size involved (POWER3's 4-set L1d): unknown.  Random replacement above
+ * size involved (POWER3's 4-set L1d): each plan is counted again, after
+ * its own flush, until MIN_SETS experiments stand behind a count.  Random replacement above
  * may leave the bypass tests unknown.  An inclusive level with fewer ways
  * than the one above also masks that one's assoc (back-invalidation). */
 #include "config.h"
@@ -73,6 +74,7 @@ struct layout {
 	uint64_t nbase; /* bases below the smallest way size involved */
 	uint64_t first; /* this vote's first base */
 	uint64_t s;     /* experiments */
+	uint64_t repeat; /* plans counted per measurement: MIN_SETS experiments at least */
 };
 
 /* How each question is asked of a level (see choose()). */
@@ -209,9 +211,19 @@ static void layout_init(struct layout *l, const struct amp_level *lv, unsigned v
 		if (a->way.known && w_of(a) < wmin)
 			wmin = w_of(a);
 	}
-	l->nbase = wmin / l->unit;
+	/* A way above shorter than a line here (a fully associative level
+	 * above, or a long line here): one experiment at a time. */
+	l->nbase = wmin >= l->unit ? wmin / l->unit : 1;
 	l->s = l->nbase < MAX_SETS ? l->nbase : MAX_SETS;
 	l->first = l->nbase ? (uint64_t)v * l->s % l->nbase : 0;
+	/* Few sets: the same experiments again, after a flush of their own. */
+	l->repeat = l->s && l->s < MIN_SETS ? (MIN_SETS + l->s - 1) / l->s : 1;
+}
+
+/* Experiments behind one measurement. */
+static double experiments(const struct layout *l)
+{
+	return (double)(l->s * l->repeat);
 }
 
 static uint64_t base_of(const struct layout *l, uint64_t j)
@@ -277,14 +289,22 @@ static int measure(struct amp_ctx *c, const struct layout *l, const struct phase
 		   int last, enum amp_event ev, double *misses, char *err, size_t len)
 {
 	struct amp_plan p;
-	int rc;
+	int rc = 0;
 
 	if (build(&p, l, ph, nph, last) < 0) {
 		amp_plan_free(&p);
 		snprintf(err, len, "out of memory for an inclusion plan");
 		return -1;
 	}
-	rc = amp_count(c, &p, ev, misses, err, len);
+	*misses = 0;
+	for (uint64_t r = 0; r < l->repeat; r++) {
+		double once;
+
+		rc = amp_count(c, &p, ev, &once, err, len);
+		if (rc < 0)
+			break;
+		*misses += once;
+	}
 	amp_plan_free(&p);
 	return rc;
 }
@@ -298,7 +318,7 @@ static int last_touch(struct amp_ctx *c, const struct layout *l, const struct ph
 	if (measure(c, l, ph, nph, 1, ev, &with, err, len) < 0 ||
 	    measure(c, l, ph, nph, 0, ev, &without, err, len) < 0)
 		return -1;
-	*per = (with - without) / (double)l->s;
+	*per = (with - without) / experiments(l);
 	return 0;
 }
 
@@ -413,7 +433,7 @@ static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct la
 			const struct methods *m, int *yes, char *err, size_t len)
 {
 	/* Cold: X once, every line once; a kept X adds nothing. */
-	double cold = (double)l->s * (1 + (double)(m->r * m->g));
+	double cold = experiments(l) * (1 + (double)(m->r * m->g));
 	struct phase ph[MAX_PHASES];
 	double test, control;
 	int n = 0;
@@ -430,10 +450,10 @@ static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct la
 			ph[i].shift = w_of(lv->above);
 	if (measure(c, l, ph, n, 1, lv->above->ev, &control, err, len) < 0)
 		return -1;
-	if ((test - control) / (double)l->s >= 0.5)
+	if ((test - control) / experiments(l) >= 0.5)
 		*yes = 1;
 	else
-		*yes = (control - cold) / (double)l->s < 0.25 ? 0 : -1;
+		*yes = (control - cold) / experiments(l) < 0.25 ? 0 : -1;
 	return 0;
 }
 
@@ -483,7 +503,6 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 {
 	const struct amp_level *up = lv->above;
 	struct methods m;
-	struct layout l;
 
 	if (lv->level == 1)
 		return 1; /* nothing above it: run says so, and sets its effective size */
@@ -507,11 +526,6 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 	}
 	if (lv->fully_associative) {
 		snprintf(why, len, "fully associative: no sets to repeat the test over");
-		return 0;
-	}
-	layout_init(&l, lv, 0);
-	if (l.nbase < MIN_SETS) {
-		snprintf(why, len, "fewer than %d sets below the smallest way size involved", MIN_SETS);
 		return 0;
 	}
 	choose(c, lv, &m);

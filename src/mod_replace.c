@@ -26,9 +26,11 @@
  * ways than the level above has may see an exclusive pair (a victim cache
  * and the level above it, one structure of their summed ways): when the
  * summed ways thrash with evictors, the pair is tested as one, without
- * them (lru above lru or fifo is lru; a pair of other policies fits no
- * answer).  Undecided, with the reason: direct-mapped levels, a level
- * under a random one (evictors leak, a pair looks random), and one with
+ * them: random replacement shows, but a deterministic answer is the
+ * pair's (lru above lru or fifo is lru; other pairs fit no answer), and
+ * the level's own is unknown: a hit moves the line up, so lru and fifo
+ * evict alike in a victim level.  Undecided, with the reason: direct-
+ * mapped levels, a level under a random one (evictors leak, a pair looks random), and one with
  * no more ways than the level above and a way under twice its way (no
  * evictor can single out its sets).
  */
@@ -375,10 +377,11 @@ static uint64_t distinct_lines(const struct amp_seq *s, uint64_t line, uint64_t 
 	return n;
 }
 
-/* Line i of a round (a: the fresh one), at its next unused word. */
+/* Line i of a round (a: the fresh one), at its next word (wrapping in
+ * lines of fewer words than visits: a repeated word reads the same). */
 static uint64_t visit(const struct design *d, uint64_t round_base, int *uses, int i)
 {
-	return round_base + (uint64_t)i * d->stride + 8 * (uint64_t)uses[i]++;
+	return round_base + (uint64_t)i * d->stride + 8 * ((uint64_t)uses[i]++ % (d->line / 8));
 }
 
 /* The plan of hypothesis h from offset base: per set, a lines that fill
@@ -520,9 +523,9 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 			 lv->thrash_ways, MAX_WAYS);
 		return 0;
 	}
-	if (lv->line.value / 8 < 3) {
-		snprintf(why, len, "a %lld-byte %s holds too few words to visit it three times in a round",
-			 (long long)lv->line.value, lv->kind == AMP_KIND_TLB ? "page" : "line");
+	if (lv->line.value < 8) {
+		snprintf(why, len, "a %lld-byte %s holds no whole word", (long long)lv->line.value,
+			 lv->kind == AMP_KIND_TLB ? "page" : "line");
 		return 0;
 	}
 	if (!is_pow2((uint64_t)lv->way.value) || !is_pow2((uint64_t)lv->line.value)) {
@@ -561,7 +564,9 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 				  up->name);
 		return -1;
 	}
-	wj = (uint64_t)up->way.value;
+	/* Evictors sit at odd multiples of the step (the way above, or this
+	 * level's line where that is longer), test sets at even ones. */
+	wj = amp_evictor_step(lv);
 	reach = wk >= 2 * wj ? wk / (2 * wj) : 0; /* sets of lv one set above covers, evictors aside */
 	if (d->a > up->thrash_ways) {
 		uint64_t before = c->accesses;
@@ -630,7 +635,9 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	}
 	if (d->avail < 1)
 		d->avail = 1;
-	if (choose_rho(d, (int)(d->line / 8) - 2, why, sizeof why) < 0) {
+	/* Retouches per line: words enough for each its own, at least two
+	 * (short lines reuse words, see visit()). */
+	if (choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0) {
 		amp_param_unknown(&lv->replacement, "%s", why);
 		lv->replacement.method = "counters";
 		lv->replacement.accesses = cost;
@@ -650,6 +657,15 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		amp_param_unknown(&lv->replacement,
 				  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
 				  e, names);
+	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
+		   (d->combined || (amp_param_conclusive(&lv->inclusion) &&
+				    lv->inclusion.value == AMP_INCL_EXCLUSIVE))) {
+		/* A victim level: a line that hits here moves up and leaves,
+		 * so nothing here is ever used again in place; lru and fifo
+		 * evict alike, and the order seen is the pair's. */
+		amp_param_unknown(&lv->replacement,
+				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; the pair evicts as %s",
+				  lv->above->name, amp_policy_names[lv->replacement.value]);
 	} else if (lv->replacement.known && !lv->replacement.inconclusive && d->a == 2 &&
 		   lv->replacement.value == AMP_POLICY_LRU) {
 		snprintf(lv->replacement.reason, sizeof lv->replacement.reason,

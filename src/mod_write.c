@@ -23,8 +23,10 @@
  * level above evicts, written or not.  Its answer says whether written
  * data ends up in it, which the level above decides: below a
  * write-allocate level it reads "allocate", below a no-write-allocate
- * one "no-alloc".  Once the inclusion of a level is known to be
- * exclusive, the module declines it. */
+ * one "no-alloc".  So the module declines a level known to be
+ * exclusive, and one below level 1 whose inclusion is unknown (it may be
+ * exclusive), unless its sets came from eviction sets (whose checks
+ * refuse an exclusive level). */
 #include "config.h"
 #include <stdio.h>
 #include "measure.h"
@@ -105,7 +107,14 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 			 "written or not, so whether stores allocate is the level above's policy");
 		return 0;
 	}
-	return write_region(lv, &bytes, why, len) == 0;
+	if (write_region(lv, &bytes, why, len) < 0)
+		return 0;
+	if (lv->level > 1 && !amp_param_conclusive(&lv->inclusion) && !lv->sets_by_experiment) {
+		snprintf(why, len, "may be exclusive, whose write policy is undecidable (inclusion unknown: %s)",
+			 lv->inclusion.reason);
+		return 0;
+	}
+	return 1;
 }
 
 static int write_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)

@@ -203,7 +203,14 @@ static void test_limits(void)
 	      { "L2", UNKNOWN, 0, 0, 0 });
 	CHECK("split exclusive L2d of L1d's way size",
 	      L1S "L2d:size=64K,assoc=16,inclusion=exclusive;L2i:size=64K,assoc=16", 0, { "L2", UNKNOWN, 0, 0, 0 });
-	CHECK("power3 (4-set L1d)", "power3", 0, { "L2", UNKNOWN, 0, 0, 0 });
+}
+
+/* POWER3's L1d has 4 sets of 128 B lines: 4 experiments a plan, so each
+ * plan is counted twice (8 experiments behind every count). */
+static void test_few_sets(double noise)
+{
+	CHECK("power3 (4-set L1d)", "power3", noise, { "L2", NINE, 8, 512 * K, 512 * K });
+	CHECK("power3, exclusive L2", "power3;L2:inclusion=exclusive", noise, { "L2", EXCL, 8, 512 * K, 576 * K });
 }
 
 int main(void)
@@ -212,6 +219,7 @@ int main(void)
 		double noise = i ? 0.01 : 0;
 
 		test_presets(noise);
+		test_few_sets(noise);
 		test_inclusive(noise);
 		test_exclusive(noise);
 		test_nine(noise);

@@ -109,7 +109,8 @@ static void test_declined_and_cost(void)
 	mod_sim_free(&ms);
 }
 
-/* An exclusive level, once known, is declined in words. */
+/* An exclusive level, once known, is declined in words; so is one that
+ * may be exclusive. */
 static void test_exclusive_declined(void)
 {
 	static struct amp_level lv, above;
@@ -133,8 +134,15 @@ static void test_exclusive_declined(void)
 	lv.line.known = lv.size.known = 1;
 	lv.line.value = 64;
 	lv.size.value = 1 << 20;
-	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 1, "a NINE-or-unknown L2 of 16x L1 is measured");
+	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 0, "an L2 of 16x L1 of unknown inclusion is declined");
+	tap_has(why, "may be exclusive", "because it may be exclusive");
+	lv.sets_by_experiment = 1;
+	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 1,
+	       "...but measured where eviction sets (which refuse exclusive levels) found its sets");
+	lv.sets_by_experiment = 0;
 	lv.inclusion.known = 1;
+	lv.inclusion.value = AMP_INCL_NINE;
+	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 1, "a NINE L2 of 16x L1 is measured");
 	lv.inclusion.value = AMP_INCL_EXCLUSIVE;
 	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 0, "a known exclusive L2 is declined");
 	tap_has(why, "undecidable", "in words");
