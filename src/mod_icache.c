@@ -292,8 +292,8 @@ static int around(struct loop *l, uint64_t n, unsigned jumps, double *below, dou
 
 /* The control loop from n0 until its edge is verified: just below it
  * the baseline's plateau (under the threshold, not CAP below mu: the
- * machine did not change speed meanwhile) and above it over the
- * threshold; a step of STEP across it, and (several jumps a line) a
+ * machine did not change speed meanwhile), just above it (E + E/16) and
+ * at 1.25 E over the threshold; a step of STEP across it, and (several jumps a line) a
  * step of at least STEP/2 with half the jumps.  An op cache's edge has
  * moved away with half the jumps, and one found from below (soft: an op
  * cache that overflows bit by bit) may rise by less than STEP: the
@@ -304,12 +304,15 @@ static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char
 	int tries = 0, soft = hops > 0;
 
 	for (;;) {
-		double mu, thr, below, above, half_below, half_above;
+		double mu, thr, below, near, above, half_below, half_above;
 
 		if (control(l, n0, lines, &mu, &thr, err, len) < 0 ||
-		    around(l, *lines, l->jumps, &below, &above, err, len) < 0)
+		    around(l, *lines, l->jumps, &below, &above, err, len) < 0 ||
+		    smoothed(l, *lines + *lines / 16 + SMOOTH, &near, err, len) < 0)
 			return -1;
-		if (below < thr && below >= (1 - CAP) * mu && above >= thr) {
+		/* near: a slow spell that ended the search early shows as a
+		 * time under the threshold just past the edge found. */
+		if (below < thr && below >= (1 - CAP) * mu && near >= thr && above >= thr) {
 			int rises = above >= (1 + STEP) * below, moved = !rises && soft;
 
 			if (rises && l->jumps >= 2) {
