@@ -5,8 +5,8 @@
  * The nano-benchmark: a contiguous block of N lines of code, each line
  * a few jumps, run cyclically (lines of 16-page windows in random order:
  * no stride for a next-line prefetcher); its time per line.  A baseline
- * sample of S sizes just above N0 gives the mean mu and deviation sigma
- * of the time while everything fits; a time at or above mu + T sigma is
+ * sample of S sizes just above N0 gives the typical time mu and its
+ * spread sigma while everything fits; a time at or above mu + T sigma is
  * a significant rise.  N doubles from N0 until the time rises, then a
  * binary search between N/2 and N finds the largest N that does not;
  * every time is smoothed as the minimum over N-I/2..N+I/2 (isolated
@@ -14,9 +14,19 @@
  *
  * Op caches: the code sweep (insn_timing.c) runs with several jumps a
  * line and finds an op cache in front of the L1i by the edge that moves
- * with the jumps per line; the baseline then starts above that edge
- * (with as many jumps a line), so the search finds the L1i's edge, not
- * the op cache's.  (The simulated machine has none: one fetch a line.)
+ * with the jumps per line; the baseline then starts at twice that edge
+ * (past its gradual overflow, with as many jumps a line), so the search
+ * finds the L1i's edge, not the op cache's.  (The simulated machine has
+ * none: one fetch a line.)
+ *
+ * Robustness (a guest under load): the baseline is the median and its
+ * spread the median absolute deviation (one slow sample does not lift
+ * the threshold), the threshold lies between FLOOR and CAP above mu,
+ * and every edge E in run-time code is verified (verified()): a search
+ * that fails is run again over other code, one stopped by an op cache
+ * starts again above it; the answer comes from a last search with its
+ * baseline at half the edge.  On real hardware a time counts only while
+ * the machine is quiet (struct gate).
  *
  * The threshold has a floor of FLOOR x mu: an exact machine has sigma
  * 0, and one line too many in one set of a cache of a thousand lines
@@ -26,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "measure.h"
 #include "timing.h"
 #include "timer.h"
@@ -36,9 +47,28 @@
 #define T_SIGMA 2.0       /* T */
 #define SMOOTH 5          /* I */
 #define FLOOR 0.005
+#define CAP 0.1           /* the threshold at most 10% above mu (the L1i's step is far larger) */
+#define MAD_SIGMA 1.4826  /* sigma of a normal sample from its median absolute deviation */
+#define STEP 0.25         /* a verified edge: 1.25 E at least 25% slower than 0.8 E */
+#define TRIES 3           /* searches per vote whose edge fails verification */
+#define HOPS 2            /* op-cache edges passed over per vote (none found by the sweep) */
+#define QUIET 0.1         /* a quiet machine: the reference within 10% of its fastest */
+#define QUIET_WAIT_NS 8000000000ULL /* the module waits at most this long for quiet */
 #define MAX_BYTES (64ULL << 20)
 #define WINDOW_PAGES 16
-#define ABOVE_OPCACHE 1.5 /* the baseline starts this far past the op cache's edge */
+#define ABOVE_OPCACHE 2.0 /* the baseline starts this far past the op cache's edge */
+
+/* The quiet gate (real machine, run-time code): something on the host
+ * (most likely a busy hyperthread beside ours, invisible to a guest)
+ * slows code by half for seconds at a time, so a time counts only
+ * when the reference code timed just before it runs within QUIET of its
+ * fastest time seen; until the deadline, then times count as they come. */
+struct gate {
+	uint64_t ref;       /* lines of the reference code */
+	unsigned jumps;     /* its jumps per line */
+	double quiet;       /* its fastest time so far */
+	uint64_t deadline;  /* amp_now_ns() */
+};
 
 struct loop {
 	struct amp_ctx *c;
@@ -47,6 +77,7 @@ struct loop {
 	unsigned jumps;
 	uint64_t seed;
 	int blocks;     /* units are build-time blocks (blocks.c), not lines */
+	struct gate *gate; /* NULL: every time counts */
 };
 
 /* Build-time blocks: time per block of the last n blocks run
@@ -98,8 +129,8 @@ static int nano_blocks(struct loop *l, uint64_t n, double *t, char *err, size_t 
 	return 0;
 }
 
-/* Time per line of code of n lines. */
-static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+/* Time per line of code of n lines, `jumps` jumps a line. */
+static int nano_code(struct loop *l, uint64_t n, unsigned jumps, double *t, char *err, size_t len)
 {
 	struct amp_plan p;
 	int seq, rc;
@@ -107,7 +138,7 @@ static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 	if (l->blocks)
 		return nano_blocks(l, n, t, err, len);
 	amp_plan_init(&p, "icache", n * l->line + l->line);
-	p.fetch_jumps = l->jumps;
+	p.fetch_jumps = jumps;
 	seq = amp_plan_add_block_cycle(&p, l->line, (size_t)n, (size_t)(WINDOW_PAGES * l->c->page / l->line),
 				       l->seed + n);
 	if (seq < 0) {
@@ -119,6 +150,26 @@ static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 	rc = amp_timing_ticks(l->c, &p, t, err, len);
 	amp_plan_free(&p);
 	return rc;
+}
+
+/* Time per line of code of n lines, through the quiet gate if any. */
+static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+{
+	struct gate *g = l->gate;
+	const struct timespec nap = { 0, 2000000 };
+
+	if (!g)
+		return nano_code(l, n, l->jumps, t, err, len);
+	for (;;) {
+		double r;
+
+		if (nano_code(l, g->ref, g->jumps, &r, err, len) < 0 || nano_code(l, n, l->jumps, t, err, len) < 0)
+			return -1;
+		g->quiet = fmin(g->quiet, r);
+		if (r <= (1 + QUIET) * g->quiet || amp_now_ns() >= g->deadline)
+			return 0;
+		nanosleep(&nap, NULL); /* let the busy spell pass */
+	}
 }
 
 /* The smoothed time: the minimum over the neighbourhood of n. */
@@ -138,21 +189,48 @@ static int smoothed(struct loop *l, uint64_t n, double *t, char *err, size_t len
 	return 0;
 }
 
-/* Fig. 6 from a baseline at n0 lines: the largest N below the threshold. */
-static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size_t len)
+static int cmp_double(const void *a, const void *b)
 {
-	double mu = 0, ss = 0, sigma, thr, t;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of the SAMPLE values of v (sorted in place). */
+static double median(double *v)
+{
+	qsort(v, SAMPLE, sizeof *v, cmp_double);
+	return (v[(SAMPLE - 1) / 2] + v[SAMPLE / 2]) / 2;
+}
+
+/* The baseline at n0..n0+S-1 lines: mu is the median, sigma comes from
+ * the median absolute deviation (one slow sample does not move them),
+ * the threshold mu + T sigma stays between FLOOR and CAP above mu. */
+static int baseline(struct loop *l, uint64_t n0, double *mu, double *thr, char *err, size_t len)
+{
+	double t[SAMPLE], dev[SAMPLE], sigma;
+
+	for (uint64_t i = 0; i < SAMPLE; i++)
+		if (nano(l, n0 + i, &t[i], err, len) < 0)
+			return -1;
+	*mu = median(t);
+	for (int i = 0; i < SAMPLE; i++)
+		dev[i] = fabs(t[i] - *mu);
+	sigma = MAD_SIGMA * median(dev);
+	*thr = *mu + fmin(fmax(T_SIGMA * sigma, FLOOR * *mu), CAP * *mu);
+	return 0;
+}
+
+/* Fig. 6 from a baseline at n0 lines: the largest N below the threshold
+ * thr (the baseline mu and thr returned for the verification). */
+static int control(struct loop *l, uint64_t n0, uint64_t *lines, double *mu, double *thr, char *err,
+		   size_t len)
+{
+	double t;
 	uint64_t n, lo, hi;
 
-	for (uint64_t i = 0; i < SAMPLE; i++) {
-		if (nano(l, n0 + i, &t, err, len) < 0)
-			return -1;
-		mu += t;
-		ss += t * t;
-	}
-	mu /= SAMPLE;
-	sigma = sqrt(fmax(0, (ss - mu * mu * SAMPLE) / (SAMPLE - 1)));
-	thr = mu + fmax(T_SIGMA * sigma, FLOOR * mu);
+	if (baseline(l, n0, mu, thr, err, len) < 0)
+		return -1;
 	for (n = n0;; n *= 2) {
 		/* Build-time blocks: the last doubling stops at every block there
 		 * is (the smoothing looks SMOOTH/2 further). */
@@ -172,7 +250,7 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size
 		}
 		if (smoothed(l, n, &t, err, len) < 0)
 			return -1;
-		if (t >= thr)
+		if (t >= *thr)
 			break;
 	}
 	if (n == n0) {
@@ -186,7 +264,7 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size
 
 		if (smoothed(l, mid, &t, err, len) < 0)
 			return -1;
-		if (t >= thr)
+		if (t >= *thr)
 			hi = mid;
 		else
 			lo = mid;
@@ -197,12 +275,80 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, char *err, size
 	return 0;
 }
 
-static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
-			 char *err, size_t len)
+/* Smoothed times at 0.8 n and 1.25 n lines with `jumps` jumps a line. */
+static int around(struct loop *l, uint64_t n, unsigned jumps, double *below, double *above, char *err,
+		  size_t len)
+{
+	unsigned keep = l->jumps;
+	int rc;
+
+	l->jumps = jumps;
+	rc = smoothed(l, n * 4 / 5, below, err, len);
+	if (rc == 0)
+		rc = smoothed(l, n + n / 4, above, err, len);
+	l->jumps = keep;
+	return rc;
+}
+
+/* The control loop from n0 until its edge is verified: just below it
+ * the baseline's plateau (under the threshold, not CAP below mu: the
+ * machine did not change speed meanwhile), just above it (E + E/16) and
+ * at 1.25 E over the threshold; a step of STEP across it, and (several jumps a line) a
+ * step of at least STEP/2 with half the jumps.  An op cache's edge has
+ * moved away with half the jumps, and one found from below (soft: an op
+ * cache that overflows bit by bit) may rise by less than STEP: the
+ * search starts again at twice that edge (four times a soft one), at
+ * most `hops` times. */
+static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char *err, size_t len)
+{
+	int tries = 0, soft = hops > 0;
+
+	for (;;) {
+		double mu, thr, below, near, above, half_below, half_above;
+
+		if (control(l, n0, lines, &mu, &thr, err, len) < 0 ||
+		    around(l, *lines, l->jumps, &below, &above, err, len) < 0 ||
+		    smoothed(l, *lines + *lines / 16 + SMOOTH, &near, err, len) < 0)
+			return -1;
+		/* near: a slow spell that ended the search early shows as a
+		 * time under the threshold just past the edge found. */
+		if (below < thr && below >= (1 - CAP) * mu && near >= thr && above >= thr) {
+			int rises = above >= (1 + STEP) * below, moved = !rises && soft;
+
+			if (rises && l->jumps >= 2) {
+				if (around(l, *lines, l->jumps / 2, &half_below, &half_above, err, len) < 0)
+					return -1;
+				moved = half_above < (1 + STEP / 2) * half_below;
+			}
+			if (rises && !moved)
+				return 0;
+			if (moved && hops-- > 0) {
+				/* An op cache that overflows bit by bit is done within
+				 * about four times where it starts. */
+				n0 = (soft ? 4 : 2) * *lines;
+				soft = 0; /* only the first edge found from below */
+				continue;
+			}
+		}
+		/* A slow sample stopped the search early, it ran past the edge,
+		 * the machine changed speed, or the edge is an op cache's past
+		 * the ones expected: search again, over other code. */
+		if (++tries == TRIES) {
+			snprintf(err, len, "%s: no verified edge in %d searches (the last at %llu KiB: %.2f ticks a line below, %.2f above)",
+				 l->lv->name, TRIES, (unsigned long long)(*lines * l->line >> 10), below, above);
+			return -1;
+		}
+		l->seed += 104729;
+	}
+}
+
+static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, struct gate *g,
+			 int64_t *value, char *err, size_t len)
 {
 	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64;
-	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v, 0 };
-	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines;
+	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v, 0, NULL };
+	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines, half;
+	double mu, thr;
 
 	if (c->insn_blocks) {
 		uint64_t block = amp_blocks_bytes(AMP_BLOCKS - 1, err, len);
@@ -212,7 +358,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 		l.blocks = 1;
 		l.line = 1;
 		n0 = BASE_BYTES / block ? BASE_BYTES / block : 1;
-		if (control(&l, n0, &lines, err, len) < 0)
+		if (control(&l, n0, &lines, &mu, &thr, err, len) < 0)
 			return -1;
 		*value = (int64_t)amp_blocks_bytes((unsigned)(AMP_BLOCKS - lines), err, len);
 		return *value > 0 ? 0 : -1;
@@ -223,8 +369,20 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 		if (above > n0)
 			n0 = above;
 	}
-	if (control(&l, n0, &lines, err, len) < 0)
+	if (!c->host->sim) {
+		/* The first vote's baseline is every vote's reference. */
+		if (!g->ref)
+			*g = (struct gate){ n0, l.jumps, INFINITY, amp_now_ns() + QUIET_WAIT_NS };
+		l.gate = g;
+	}
+	/* No op cache found by the sweep: the search may still meet one. */
+	if (verified(&l, n0, l.jumps >= 2 && c->opcache.entries <= 0 ? HOPS : 0, &lines, err, len) < 0)
 		return -1;
+	/* The plateau before the edge need not be flat (an op cache's
+	 * overflow lingers past its edge): the answer comes from a search
+	 * whose baseline is at half the edge, where one verifies. */
+	if (lines / 2 > n0 && verified(&l, lines / 2, 0, &half, err, len) == 0)
+		lines = half;
 	*value = (int64_t)(lines * line);
 	return 0;
 }
@@ -246,10 +404,10 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Three whole searches (the paper runs one); the answer is their median
+/* Five whole searches (the paper runs one); the answer is their median
  * (line-exact agreement is not expected of timing), the confidence the
  * share within AGREE of it. */
-#define SEARCHES 3
+#define SEARCHES 5
 #define AGREE 0.03
 
 static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
@@ -257,6 +415,7 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 	struct amp_param *p = &lv->effective_size;
 	uint64_t before = c->accesses;
 	int64_t sorted[SEARCHES];
+	struct gate g = { 0 };
 	char why[AMP_REASON_LEN] = "";
 	int n = 0, agree = 0;
 
@@ -264,7 +423,7 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 	for (unsigned v = 0; v < SEARCHES; v++) {
 		int64_t value;
 
-		if (capacity_vote(c, lv, v, &value, why, sizeof why) == 0)
+		if (capacity_vote(c, lv, v, &g, &value, why, sizeof why) == 0)
 			p->votes[p->nvotes++] = value;
 	}
 	p->method = amp_method_names[lv->method];
