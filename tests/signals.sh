@@ -6,11 +6,13 @@
 # stop_after SIGNAL WANT: starts a long real run, signals it after 0.5 s.
 stop_after() {
 	mkdir -p "$TMPD/cwd"
-	# A shell starts background commands with SIGINT ignored (and amp,
-	# like any program, leaves an ignored signal ignored): python3
-	# restores the default first, as a terminal's foreground job has it.
+	# A shell starts background commands with SIGINT ignored, nohup
+	# ignores SIGHUP (and amp, like any program, leaves an ignored signal
+	# ignored): python3 restores the defaults first, as a terminal's
+	# foreground job has them.
 	( cd "$TMPD/cwd" && exec python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$AMP" --votes=32 --reps=32 ) >"$TMPD/out" 2>"$TMPD/err" &
 	pid=$!
 	# Signal amp itself, once it catches signals (SIGINT's bit, 0x2,
