@@ -40,21 +40,6 @@ const char *const amp_work_names[AMP_WORK_KINDS] = { "integer", "float", "memory
 
 /* ---- the analyses ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double amp_ctx_together(const uint64_t *start, const uint64_t *end, int nth, int nchunks, double solo)
 {
 	double best = 0;
@@ -108,7 +93,7 @@ double amp_gap_mode(double *gaps, int n, double rel_width, double floor)
 
 	if (n <= 0)
 		return 0;
-	qsort(gaps, (size_t)n, sizeof *gaps, cmp_double);
+	qsort(gaps, (size_t)n, sizeof *gaps, amp_cmp_double);
 	while (lo < n && gaps[lo] < floor)
 		lo++;
 	if (lo == n)
@@ -145,7 +130,7 @@ static double clique_median(int n, const double *m, uint64_t cpus)
 		for (int j = i + 1; j < n; j++)
 			if ((cpus >> i & 1) && (cpus >> j & 1))
 				v[k++] = m[i * n + j];
-	return median_of(v, k);
+	return amp_median(v, (size_t)k);
 }
 
 /* Splits the clique `cpus` by the pair values m (n x n) at one block
@@ -164,7 +149,7 @@ static int split_clique(int n, const double *m, uint64_t cpus, uint64_t *comp)
 				sorted[np++] = m[i * n + j];
 	if (np < 2)
 		return 1;
-	qsort(sorted, (size_t)np, sizeof *sorted, cmp_double);
+	qsort(sorted, (size_t)np, sizeof *sorted, amp_cmp_double);
 	runs = amp_qt_runs(sorted, np, first, last, MAX_PAIRS);
 	if (runs < 2 || first[0] != 0)
 		return 1;
@@ -176,7 +161,7 @@ static int split_clique(int n, const double *m, uint64_t cpus, uint64_t *comp)
 		else
 			slow[ns++] = sorted[i];
 	}
-	if (median_of(fast, nf) < CLIQUE_MIN_RATIO * median_of(slow, ns))
+	if (amp_median(fast, (size_t)nf) < CLIQUE_MIN_RATIO * amp_median(slow, (size_t)ns))
 		return 1;
 	for (int i = 0; i < n; i++)
 		up[i] = i;

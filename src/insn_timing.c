@@ -21,6 +21,7 @@
 #include "timer.h"
 #include "jumpchain.h"
 #include "blocks.h"
+#include "util.h"
 
 #define STRIDE 64
 #define MIN_LINES 4096
@@ -86,20 +87,13 @@ static int run_sweep(struct amp_ctx *c, uint64_t max_size, unsigned jumps, struc
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median_of(const double *v, int a, int b)
 {
 	double tmp[AMP_SWEEP_MAX_POINTS];
 	int n = b - a + 1;
 
 	memcpy(tmp, v + a, (size_t)n * sizeof *tmp);
-	qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+	qsort(tmp, (size_t)n, sizeof *tmp, amp_cmp_double);
 	return tmp[(n - 1) / 2];
 }
 

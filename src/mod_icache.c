@@ -41,6 +41,7 @@
 #include "timing.h"
 #include "timer.h"
 #include "blocks.h"
+#include "util.h"
 
 #define BASE_BYTES 2048   /* N0: the baseline starts at 2 KiB of code */
 #define SAMPLE 8          /* S */
@@ -48,7 +49,6 @@
 #define SMOOTH 5          /* I */
 #define FLOOR 0.005
 #define CAP 0.1           /* the threshold at most 10% above mu (the L1i's step is far larger) */
-#define MAD_SIGMA 1.4826  /* sigma of a normal sample from its median absolute deviation */
 #define STEP 0.25         /* a verified edge: 1.25 E at least 25% slower than 0.8 E */
 #define TRIES 3           /* searches per vote whose edge fails verification */
 #define HOPS 2            /* op-cache edges passed over per vote (none found by the sweep) */
@@ -189,20 +189,6 @@ static int smoothed(struct loop *l, uint64_t n, double *t, char *err, size_t len
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of the SAMPLE values of v (sorted in place). */
-static double median(double *v)
-{
-	qsort(v, SAMPLE, sizeof *v, cmp_double);
-	return (v[(SAMPLE - 1) / 2] + v[SAMPLE / 2]) / 2;
-}
-
 /* The baseline at n0..n0+S-1 lines: mu is the median, sigma comes from
  * the median absolute deviation (one slow sample does not move them),
  * the threshold mu + T sigma stays between FLOOR and CAP above mu. */
@@ -213,10 +199,8 @@ static int baseline(struct loop *l, uint64_t n0, double *mu, double *thr, char *
 	for (uint64_t i = 0; i < SAMPLE; i++)
 		if (nano(l, n0 + i, &t[i], err, len) < 0)
 			return -1;
-	*mu = median(t);
-	for (int i = 0; i < SAMPLE; i++)
-		dev[i] = fabs(t[i] - *mu);
-	sigma = MAD_SIGMA * median(dev);
+	*mu = amp_median(t, SAMPLE);
+	sigma = amp_mad_sigma(t, SAMPLE, *mu, dev);
 	*thr = *mu + fmin(fmax(T_SIGMA * sigma, FLOOR * *mu), CAP * *mu);
 	return 0;
 }
@@ -276,25 +260,22 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, double *mu, dou
 }
 
 /* Smoothed times at 0.8 n and 1.25 n lines with `jumps` jumps a line. */
-static int around(struct loop *l, uint64_t n, unsigned jumps, double *below, double *above, char *err,
-		  size_t len)
+static int around(const struct loop *l, uint64_t n, unsigned jumps, double *below, double *above,
+		  char *err, size_t len)
 {
-	unsigned keep = l->jumps;
-	int rc;
+	struct loop at = *l;
 
-	l->jumps = jumps;
-	rc = smoothed(l, n * 4 / 5, below, err, len);
-	if (rc == 0)
-		rc = smoothed(l, n + n / 4, above, err, len);
-	l->jumps = keep;
-	return rc;
+	at.jumps = jumps;
+	if (smoothed(&at, n * 4 / 5, below, err, len) < 0)
+		return -1;
+	return smoothed(&at, n + n / 4, above, err, len);
 }
 
 /* The control loop from n0 until its edge is verified: just below it
  * the baseline's plateau (under the threshold, not CAP below mu: the
  * machine did not change speed meanwhile), just above it (E + E/16) and
- * at 1.25 E over the threshold; a step of STEP across it, and (several jumps a line) a
- * step of at least STEP/2 with half the jumps.  An op cache's edge has
+ * at 1.25 E over the threshold; a step of STEP across it, and (several
+ * jumps a line) a step of at least STEP/2 with half the jumps.  An op cache's edge has
  * moved away with half the jumps, and one found from below (soft: an op
  * cache that overflows bit by bit) may rise by less than STEP: the
  * search starts again at twice that edge (four times a soft one), at

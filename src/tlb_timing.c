@@ -149,30 +149,21 @@ static void monotone(const double *y, double *m, int n)
 			m[k++] = sum[b] / cnt[b];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* Median of v[0..n-1], v left as it is. */
 static double median(const double *v, int n)
 {
 	double s[AMP_TLB_MAX_POINTS];
 
 	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return amp_median(s, (size_t)n);
 }
 
 /* Robust spread of v around its median (scaled MAD). */
 static double spread(const double *v, int n)
 {
-	double med = median(v, n), d[AMP_TLB_MAX_POINTS];
+	double d[AMP_TLB_MAX_POINTS];
 
-	for (int i = 0; i < n; i++)
-		d[i] = fabs(v[i] - med);
-	return 1.4826 * median(d, n);
+	return amp_mad_sigma(v, (size_t)n, median(v, n), d);
 }
 
 /* QT clustering (BlackjackBench Fig. 11) of v[0..n-1]: a candidate

@@ -212,3 +212,25 @@ int amp_block_order(uint64_t *idx, size_t n, size_t block, struct amp_rng *r)
 	free(order);
 	return 0;
 }
+
+int amp_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double amp_median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, amp_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double amp_mad_sigma(const double *v, size_t n, double med, double *d)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(v[i] - med);
+	return 1.4826 * amp_median(d, n);
+}

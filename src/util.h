@@ -37,6 +37,15 @@ int amp_parse_double(const char *text, double lo, double hi, double *out);
 /* "48 KiB", "2 MiB", "100 B": human size into buf. */
 const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* qsort comparator for doubles, ascending. */
+int amp_cmp_double(const void *a, const void *b);
+/* Median of v[0..n-1], sorting v in place (even n: the mean of the two
+ * middle values; n 0: 0). */
+double amp_median(double *v, size_t n);
+/* Robust spread of v[0..n-1] around med: the median absolute deviation
+ * scaled to a normal sample's sigma; d is scratch room for n values. */
+double amp_mad_sigma(const double *v, size_t n, double med, double *d);
+
 /* Reads a small text file's first line (newline stripped); 0 or -1. */
 int amp_read_line(const char *path, char *buf, size_t len);
 

@@ -715,8 +715,7 @@ static void test_policy_matrix(void)
 		if (!ok)
 			tap_diag("policy hierarchy %d (%s frames) wrong at%s: %s", h,
 				 scattered ? "scattered" : "contiguous", diag, spec);
-		sim_destroy(ms.sim);
-		ms.sim = NULL;
+		mod_sim_free(&ms);
 	}
 	tap_ok(total == count && exact == total,
 	       "policies of random hierarchies: exact, or unknown where amp(1) says why, in %d of %d", exact, total);
