@@ -583,7 +583,7 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 
 /* Parameters timing does not measure in this version, with why. */
 static const size_t counters_only[] = {
-	AMP_FILLS(write_allocate), AMP_FILLS(replacement), AMP_FILLS(inclusion),
+	AMP_FILLS(replacement), AMP_FILLS(inclusion),
 };
 
 int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_sweep *sw, char *err,

@@ -112,6 +112,9 @@ struct amp_ctx {
 	 * (an op cache in front of the L1i then overflows far below it;
 	 * insn_timing.c); 0 or 1: one. */
 	unsigned fetch_jumps;
+	/* Timing: timed walks back their region with huge pages (set
+	 * while eviction sets are searched; mod_evset.c). */
+	int huge_walks;
 	/* Instruction side through the build-time blocks (synth/blocks.c):
 	 * executable mappings refused; L1i capacity only. */
 	int insn_blocks;

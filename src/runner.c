@@ -277,6 +277,11 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 		for (uint64_t t = 0; t < times; t++)
 			for (size_t k = 0; k < q->n; k++)
 				*(volatile uint64_t *)(rp->base + q->off[k]) = rp->store_val[ps->seq][k];
+		/* Stores set up what a later pass measures: let them finish
+		 * (their misses drain from the store buffer for microseconds
+		 * and would slow the measured loads that follow). */
+		if (!ps->measured)
+			flush_fence();
 		break;
 	case AMP_OP_IFETCH:
 		amp_jumpchain_run(rp->code[ps->seq], times);

@@ -59,6 +59,30 @@ int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char 
 	return timed(c, p, c->reps, c->t_min_ticks, ticks, err, len);
 }
 
+int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p,
+		      double *misses, char *err, size_t len)
+{
+	double gap = lv->next_ticks - lv->hit_ticks, ticks;
+	uint64_t n = amp_plan_accesses(p, 1);
+
+	if (gap <= 0) {
+		snprintf(err, len, "%s: no latency gap to the level below", lv->name);
+		return -1;
+	}
+	if (timed(c, p, c->reps, 0, &ticks, err, len) < 0)
+		return -1;
+	*misses = (ticks - lv->hit_ticks) * (double)n / gap;
+	if (*misses < 0)
+		*misses = 0;
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = p->name, .method = "timing",
+					  .region = p->region, .accesses = n, .misses = *misses };
+
+		amp_trace(&e);
+	}
+	return 0;
+}
+
 /* The reference walk: the same pages, each page's lines moved to
  * offsets that spread over the level-1 sets, so it hits L1 yet pays the
  * same translations. */
@@ -129,7 +153,7 @@ static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64
 	 * the same order for the walk and its reference. */
 	amp_shuffle(moved, (size_t)n, order);
 	amp_plan_init(&p, "timed walk", region);
-	p.huge = 0;
+	p.huge = c->huge_walks;
 	if (op == AMP_OP_IFETCH)
 		p.fetch_jumps = c->fetch_jumps;
 	seq = amp_plan_add_seq(&p, moved, (size_t)n);

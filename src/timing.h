@@ -53,6 +53,15 @@ int amp_qt_runs(const double *y, int n, int *first, int *last, int max);
  * pass counts may be changed.  0, or -1 with err. */
 int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);
 
+/* Misses of lv over plan p's measured passes, from time: each run as
+ * given (no doubling: the passes before the measured ones set up a state
+ * that one walk uses up), the minimum over c->reps runs; every measured
+ * access costs lv's hit latency, and each miss the gap to the level
+ * below.  For plans whose measured passes are loads (a pointer chain).
+ * 0, or -1 with err. */
+int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p,
+		      double *misses, char *err, size_t len);
+
 /* Share of the accesses to lv that miss it, from time, for a cyclic
  * walk over off[0..n-1] (in a region of `region` bytes).  Ideally 0
  * (every access served by lv or above) or 1 (every one by the level

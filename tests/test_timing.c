@@ -2,8 +2,9 @@
  * the sweep's clustering on known curves (a clean machine and the
  * ramps of a real virtual machine), presets of AMP Table 1 and X-Ray
  * Table 2, and a seeded matrix with noise and scattered page frames:
- * L1 line, size and associativity, and those of L2 where its sets can
- * be reached, recovered exactly from simulated cycles. */
+ * L1 line, size, associativity and write allocation, and L2's line,
+ * size and associativity where its sets can be reached, recovered
+ * exactly from simulated cycles. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,25 @@ static int exact(struct timed *t, const char *name, char *got, size_t len)
 	       strcmp(lv->line.method, "timing") == 0;
 }
 
+/* L1d's write allocation by timing equals the spec's; 1 when so. */
+static int write_exact(struct timed *t, char *got, size_t len)
+{
+	const struct amp_level *lv = mod_sim_level(&t->ms, "L1d");
+	const struct sim_level_spec *sl = spec_level(t->ms.sim, "L1d");
+
+	if (!lv || !sl) {
+		snprintf(got, len, "L1d missing");
+		return 0;
+	}
+	snprintf(got, len, "L1d write %s (spec %s)",
+		 !amp_param_conclusive(&lv->write_allocate) ? lv->write_allocate.reason
+		 : lv->write_allocate.value ? "allocate" : "no-alloc",
+		 sl->write_allocate ? "allocate" : "no-alloc");
+	return amp_param_conclusive(&lv->write_allocate) &&
+	       lv->write_allocate.value == (sl->write_allocate ? 1 : 0) &&
+	       strcmp(lv->write_allocate.method, "timing") == 0;
+}
+
 /* Presets: L1d always; L2 where it has two ways more than L1d and L1d's
  * way is at most a page, otherwise unknown with a reason. */
 static void test_presets(void)
@@ -149,6 +169,7 @@ static void test_presets(void)
 			continue;
 		}
 		tap_ok(exact(t, "L1d", got, sizeof got), "%s by timing: %s", presets[i], got);
+		tap_ok(write_exact(t, got, sizeof got), "%s by timing: %s", presets[i], got);
 		s1 = spec_level(t->ms.sim, "L1d");
 		s2 = spec_level(t->ms.sim, "L2");
 		if (s1 && s2 && s2->assoc >= s1->assoc + 2 && s1->size / s1->assoc <= 4096) {
@@ -199,7 +220,8 @@ static void test_matrix(void)
 		uint64_t w1 = 4096 >> amp_rng_below(&rng, 2), w2 = 4096ULL << (2 + amp_rng_below(&rng, 3));
 		int random_pages = (int)amp_rng_below(&rng, 2);
 		double noise = amp_rng_below(&rng, 2) ? 0.0005 : 0;
-		char spec[512], err[AMP_REASON_LEN], got1[160], got2[160];
+		int noalloc = amp_rng_below(&rng, 3) == 0;
+		char spec[512], err[AMP_REASON_LEN], got1[160], got2[160], gotw[160];
 		struct timed *t = calloc(1, sizeof *t);
 		int ok;
 
@@ -210,9 +232,9 @@ static void test_matrix(void)
 			continue;
 		}
 		snprintf(spec, sizeof spec,
-			 "L1d:size=%llu,assoc=%u,line=%u,latency=4;L1i:size=16K;"
+			 "L1d:size=%llu,assoc=%u,line=%u,latency=4%s;L1i:size=16K;"
 			 "L2:size=%llu,assoc=%u,line=%u,latency=12;MEM:latency=150",
-			 (unsigned long long)(w1 * a1), a1, line1, (unsigned long long)(w2 * a2), a2, line2);
+			 (unsigned long long)(w1 * a1), a1, line1, noalloc ? ",write=noallocate" : "", (unsigned long long)(w2 * a2), a2, line2);
 		if (!t || timed_run(t, spec, noise, 1000 + (uint64_t)k, random_pages, 3, 3, err, sizeof err) < 0) {
 			tap_ok(0, "matrix %d (%s): %s", k, spec, t ? err : "out of memory");
 			if (t)
@@ -225,6 +247,7 @@ static void test_matrix(void)
 			pool = 4096 / line1 * a1;
 		colours = w2 / 4096;
 		ok = exact(t, "L1d", got1, sizeof got1);
+		ok = write_exact(t, gotw, sizeof gotw) && ok;
 		if (2 * colours * a2 <= pool) {
 			ok = exact(t, "L2", got2, sizeof got2) && ok;
 		} else {
@@ -236,8 +259,8 @@ static void test_matrix(void)
 			if (l2 && !amp_param_conclusive(&l2->assoc))
 				snprintf(got2, sizeof got2, "L2 out of reach: %s", l2->assoc.reason);
 		}
-		tap_ok(ok, "matrix %d: %s%s%s: %s; %s", k, spec, random_pages ? " random pages" : "",
-		       noise > 0 ? " noise" : "", got1, got2);
+		tap_ok(ok, "matrix %d: %s%s%s: %s; %s; %s", k, spec, random_pages ? " random pages" : "",
+		       noise > 0 ? " noise" : "", got1, gotw, got2);
 		sim_destroy(t->ms.sim);
 		free(t);
 	}
