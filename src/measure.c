@@ -154,13 +154,7 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
 	*misses = (double)res.min[0] - (double)c->overhead[ev];
 	if (*misses < 0)
 		*misses = 0;
-	if (amp_tracing()) {
-		struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = p->name, .method = "counters",
-					  .region = p->region, .accesses = amp_plan_accesses(p, 1),
-					  .misses = *misses };
-
-		amp_trace(&e);
-	}
+	amp_trace_count(p, "counters", *misses);
 	return 0;
 }
 

@@ -215,9 +215,9 @@ static void layout_init(struct layout *l, const struct amp_level *lv, unsigned v
 	 * above, or a long line here): one experiment at a time. */
 	l->nbase = wmin >= l->unit ? wmin / l->unit : 1;
 	l->s = l->nbase < MAX_SETS ? l->nbase : MAX_SETS;
-	l->first = l->nbase ? (uint64_t)v * l->s % l->nbase : 0;
+	l->first = (uint64_t)v * l->s % l->nbase;
 	/* Few sets: the same experiments again, after a flush of their own. */
-	l->repeat = l->s && l->s < MIN_SETS ? (MIN_SETS + l->s - 1) / l->s : 1;
+	l->repeat = l->s < MIN_SETS ? (MIN_SETS + l->s - 1) / l->s : 1;
 }
 
 /* Experiments behind one measurement. */

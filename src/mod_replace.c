@@ -666,7 +666,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		amp_param_unknown(&lv->replacement,
 				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; the pair evicts as %s",
 				  lv->above->name, amp_policy_names[lv->replacement.value]);
-	} else if (lv->replacement.known && !lv->replacement.inconclusive && d->a == 2 &&
+	} else if (amp_param_conclusive(&lv->replacement) && d->a == 2 &&
 		   lv->replacement.value == AMP_POLICY_LRU) {
 		snprintf(lv->replacement.reason, sizeof lv->replacement.reason,
 			 "2 ways: tree plru evicts as lru does");

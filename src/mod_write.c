@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include "measure.h"
 #include "timing.h"
-#include "timing.h"
 #include "util.h"
 
 #define BLOCK 4096      /* visited together: a page of lines */
@@ -110,7 +109,7 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	if (c->method == AMP_METHOD_TIMING &&
 	    misses_after(c, lv, bytes, c->seed + v, AMP_OP_LOAD, &loaded, err, len) < 0)
 		return -1;
-	/* 1: the stores allocated */
+	/* 1: the stores allocated (misses per line below the share) */
 	*value = (misses - loaded) / (double)(bytes / (uint64_t)lv->line.value) < MISS_SHARE;
 	return 0;
 }

@@ -74,12 +74,7 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 	*misses = (ticks - lv->hit_ticks) * (double)n / gap;
 	if (*misses < 0)
 		*misses = 0;
-	if (amp_tracing()) {
-		struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = p->name, .method = "timing",
-					  .region = p->region, .accesses = n, .misses = *misses };
-
-		amp_trace(&e);
-	}
+	amp_trace_count(p, "timing", *misses);
 	return 0;
 }
 

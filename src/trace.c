@@ -60,6 +60,15 @@ void amp_trace(struct amp_trace_ev *e)
 		observers[i].fn(e, observers[i].arg);
 }
 
+void amp_trace_count(const struct amp_plan *p, const char *method, double misses)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = p->name, .method = method,
+				  .region = p->region, .accesses = amp_plan_accesses(p, 1), .misses = misses };
+
+	if (nobservers)
+		amp_trace(&e);
+}
+
 void amp_trace_point(const struct amp_level *lv, const char *method, const char *xname, const char *xlabel,
 		     double x, const char *yname, const char *ylabel, double y, int y_decides)
 {

@@ -63,5 +63,8 @@ const char *amp_trace_param(void);
  * xlabel) against y; y_decides when the decision is read on y. */
 void amp_trace_point(const struct amp_level *lv, const char *method, const char *xname, const char *xlabel,
 		     double x, const char *yname, const char *ylabel, double y, int y_decides);
+/* A COUNT: the misses a plan's measured passes cost (counted, or
+ * estimated from time), when anyone listens. */
+void amp_trace_count(const struct amp_plan *p, const char *method, double misses);
 
 #endif
