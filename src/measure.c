@@ -158,27 +158,51 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
 	return 0;
 }
 
+/* The smallest line of the levels above lv: an evictor must fall in
+ * the test line's own piece of that size (a 128-byte line here is two
+ * lines of a 64-byte L1d, in two of its sets). */
+static uint64_t piece_above(const struct amp_level *lv)
+{
+	uint64_t piece = (uint64_t)lv->above->line.value;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->line.known && a->line.value >= 8 && (uint64_t)a->line.value < piece)
+			piece = (uint64_t)a->line.value;
+	return piece >= 8 ? piece : 8;
+}
+
+uint64_t amp_evictor_visits(const struct amp_level *lv)
+{
+	return piece_above(lv) / 8;
+}
+
 /* Lines that push one line out of the level above between two test
  * accesses: they share its set there (odd multiples of its way size W_j
  * away) but never the tested set of this level, once W_k >= 2 W_j.  A
  * pointer chain visits each word once per walk, so each evictor line is
- * revisited through its other words, and groups of them sit at another
- * multiple of the huge stride when the words run out. */
+ * revisited through its other words of the test line's piece (see
+ * piece_above), and groups of them sit at another multiple of the huge
+ * stride when the words run out. */
 int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
 			 uint64_t n, uint64_t base, uint64_t far)
 {
 	const struct amp_level *up = lv->above;
 	uint64_t wj = amp_evictor_step(lv), unit = (uint64_t)up->line.value;
+	uint64_t piece = piece_above(lv), visits = piece / 8;
 	/* As many as its ways: enough under LRU, FIFO and tree PLRU above. */
-	uint64_t e = (uint64_t)up->thrash_ways, visits = unit / 8 ? unit / 8 : 1;
-	uint64_t total = n * (1 + e), k = 0;
+	uint64_t e = (uint64_t)up->thrash_ways, total = n * (1 + e), k = 0;
 	uint64_t *off = malloc(total * sizeof *off);
 	int seq;
 
 	if (!off)
 		return -1;
+	/* Test words may span this level's longer line. */
+	if (lv->line.known && (uint64_t)lv->line.value > unit)
+		unit = (uint64_t)lv->line.value;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t group = i / visits, word = (i % visits) * 8;
+		/* Consecutive test accesses share a group (its lines are soon
+		 * done with); each evictor sits in the test word's piece. */
+		uint64_t group = i / visits, word = test[i] % unit / piece * piece + (i % visits) * 8;
 
 		off[k++] = test[i];
 		/* Odd multiples of W_j from the test lines' common base: the
@@ -190,6 +214,11 @@ int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const u
 	seq = amp_plan_add_seq(p, off, total);
 	free(off);
 	return seq;
+}
+
+int amp_strides_mislead(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->sets_by_experiment && (!lv->way.known || (uint64_t)lv->way.value > c->page);
 }
 
 int amp_param_conclusive(const struct amp_param *p)
@@ -295,8 +324,8 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 	if (lv->way.known && lv->thrash_ways > 0) {
 		/* Evictors share this level's other sets; once its geometry is
 		 * known, refuse walks whose evictors would overflow them. */
-		uint64_t step = amp_evictor_step(lv), visits = (uint64_t)lv->above->line.value / 8;
-		uint64_t groups = (n + (visits ? visits : 1) - 1) / (visits ? visits : 1);
+		uint64_t step = amp_evictor_step(lv), visits = amp_evictor_visits(lv);
+		uint64_t groups = (n + visits - 1) / visits;
 		uint64_t sets = (uint64_t)lv->way.value / (2 * step);
 
 		if (sets == 0 || groups * (uint64_t)lv->above->thrash_ways > sets * (uint64_t)lv->thrash_ways) {

@@ -179,6 +179,16 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
  * amp_evictors_usable(lv). */
 int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
 			 uint64_t n, uint64_t base, uint64_t far);
+/* Test accesses one group of evictor lines serves (their words within
+ * the smallest line above). */
+uint64_t amp_evictor_visits(const struct amp_level *lv);
+/* Why a test that walks virtual strides declines a level whose sets
+ * came from eviction sets (lines a way size apart share no set there). */
+#define AMP_WHY_SETS_BY_EXPERIMENT \
+	"its sets came from eviction sets (scattered page frames), and these tests walk virtual strides"
+/* Whether that applies: sets by experiment, and a way larger than a page
+ * (within one, any frame's lines fall as the offsets say). */
+int amp_strides_mislead(const struct amp_ctx *c, const struct amp_level *lv);
 /* Known and not inconclusive. */
 int amp_param_conclusive(const struct amp_param *p);
 /* Half of lv in whole lines, and what the levels above it hold (bytes);

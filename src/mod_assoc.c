@@ -21,6 +21,7 @@
 #include "insn_timing.h"
 
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
+#define MAX_SET_FACTOR 63             /* odd factors of set counts tried (sets_factor_vote) */
 #define STRIDE_MAX_DATA (1ULL << 30) /* covers way sizes up to 1 GiB */
 #define STRIDE_MAX_INSN (1ULL << 26) /* jumps must reach (aarch64: +-128 MiB) */
 /* Timing measures L1 only (virtually indexed, way sizes far below this);
@@ -191,6 +192,76 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
+/* Sets that are no power of two (f x 2^k, f odd): lines a power-of-two
+ * way size W apart then spread over f sets, and every power-of-two
+ * stride sees f times the ways.  Lines f W apart share one set: the
+ * vote is the largest odd f dividing the ways seen for which ways/f + 1
+ * such lines thrash while as many W apart fit (1: none; a true power-of-
+ * two geometry fits them, as f W is a multiple of W). */
+static int sets_factor_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			    char *err, size_t len)
+{
+	uint64_t ways = (uint64_t)lv->thrash_ways, way = (uint64_t)lv->way.value;
+	uint64_t base = vote_base(lv, v);
+	int evicted = search.evict, rc = 0;
+
+	*value = 1;
+	for (uint64_t f = ways < MAX_SET_FACTOR ? ways : MAX_SET_FACTOR; f >= 3 && rc == 0; f--) {
+		int yes;
+
+		if (f % 2 == 0 || ways % f || f * way > stride_max(lv))
+			continue;
+		/* ways/f lines may fit the level above: push them out of it
+		 * (odd multiples of its way never reach a stride of f W). */
+		search.evict = evicted || (amp_evictors_usable(lv) &&
+					   ways / f <= (uint64_t)lv->above->thrash_ways);
+		rc = thrash(c, lv, base, f * way, ways / f + 1, &yes, err, len);
+		if (rc < 0 || !yes)
+			continue;
+		/* Control: the same lines a way apart must fit (f sets).  One
+		 * set of this level alone (what evictors leave of an exclusive
+		 * pair) thrashes at both strides. */
+		rc = thrash(c, lv, base, way, ways / f + 1, &yes, err, len);
+		if (rc == 0 && !yes) {
+			*value = (int64_t)f;
+			break;
+		}
+	}
+	search.evict = evicted;
+	return rc;
+}
+
+/* Counters: ways and way size corrected by the odd factor of the sets.
+ * 0, or -1 with the way size unknown. */
+static int odd_sets(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways, struct amp_param *way)
+{
+	struct amp_param f;
+
+	if (lv->method != AMP_METHOD_COUNTERS)
+		return 0;
+	/* As while searching: walks not yet limited by the sets found. */
+	lv->way.known = 0;
+	amp_vote(c, lv, sets_factor_vote, &f);
+	lv->way.known = 1;
+	ways->accesses += f.accesses;
+	if (!amp_param_conclusive(&f)) {
+		amp_param_unknown(way, "whether its sets are a power of two was not decided (%s)", f.reason);
+		lv->way = *way;
+		return -1;
+	}
+	if (f.value > 1) {
+		ways->value /= f.value;
+		way->value *= f.value;
+		lv->thrash_ways = (int)ways->value;
+		lv->assoc = *ways;
+		lv->way = *way;
+		/* The mapping check then walks with evictors too. */
+		if (amp_evictors_usable(lv) && ways->value <= lv->above->thrash_ways)
+			search.evict = 1;
+	}
+	return 0;
+}
+
 /* Timing: L1 caches only, which are virtually indexed; below them page
  * frames decide the sets (mod_evset.c), and TLBs come from the TLB
  * sweep (tlb_timing.c). */
@@ -336,6 +407,8 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	amp_vote(c, lv, way_vote, &way);
 	lv->assoc = ways;
 	lv->way = way;
+	if (amp_param_conclusive(&way))
+		odd_sets(c, lv, &ways, &way);
 	if (by_experiment_if_scattered(c, lv))
 		return 0;
 	if (!way.known || way.inconclusive) {

@@ -506,6 +506,11 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 
 	if (lv->level == 1)
 		return 1; /* nothing above it: run says so, and sets its effective size */
+	if (amp_param_conclusive(&lv->way) && !is_pow2(w_of(lv))) {
+		snprintf(why, len, "its %lld sets are no power of two, and these tests place lines by power-of-two strides",
+			 (long long)(w_of(lv) / (uint64_t)lv->line.value));
+		return 0;
+	}
 	if (!lv->assoc.known || lv->assoc.inconclusive || !level_known(lv)) {
 		snprintf(why, len, "needs the associativity and way size first");
 		return 0;
@@ -514,10 +519,10 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 		snprintf(why, len, "no level above it on the data side");
 		return 0;
 	}
-	if (lv->sets_by_experiment) {
+	if (amp_strides_mislead(c, lv)) {
 		/* Lines a way size apart no longer share its sets: nothing
 		 * here would evict X, and every level would look NINE. */
-		snprintf(why, len, "its sets came from eviction sets (scattered page frames), and these tests walk virtual strides");
+		snprintf(why, len, AMP_WHY_SETS_BY_EXPERIMENT);
 		return 0;
 	}
 	if (!level_known(up)) {

@@ -514,6 +514,11 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "needs the associativity and way size first");
 		return 0;
 	}
+	if (amp_strides_mislead(c, lv)) {
+		/* Every plan would probe lines of many sets: no policy fits. */
+		snprintf(why, len, AMP_WHY_SETS_BY_EXPERIMENT);
+		return 0;
+	}
 	if (lv->thrash_ways == 1) {
 		snprintf(why, len, "direct-mapped: no choice to make");
 		return 0;
@@ -529,7 +534,8 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 		return 0;
 	}
 	if (!is_pow2((uint64_t)lv->way.value) || !is_pow2((uint64_t)lv->line.value)) {
-		snprintf(why, len, "needs a power-of-two way size and line");
+		snprintf(why, len, "needs a power-of-two way size and line (its sets: %lld)",
+			 (long long)(lv->way.value / lv->line.value));
 		return 0;
 	}
 	if (lv->above && !amp_evictors_usable(lv)) {

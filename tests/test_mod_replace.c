@@ -170,6 +170,23 @@ static void test_tlb(void)
 	}
 }
 
+/* A level whose lines are longer than a level further up: its test
+ * words span two 64-byte L1d lines, and evictors that touched another
+ * piece of their line than the test word left it in L1d (the fifo
+ * probe then hit there in half the rounds: "fit no policy"). */
+static void test_long_lines(void)
+{
+	for (int p = 0; p < 3; p++) {
+		char text[256], what[96];
+
+		snprintf(text, sizeof text,
+			 "L1d:size=12K,assoc=6,line=64;L1i:size=12K,assoc=6,line=64;L2:size=256K,assoc=8,line=128;"
+			 "L3:size=8M,assoc=16,line=128,policy=%s", pol_key[p]);
+		snprintf(what, sizeof what, "16-way L3 %s of 128-byte lines below a 64-byte L1d", pol_key[p]);
+		expect(text, 0, 1, "L3", p, what);
+	}
+}
+
 static void test_insn(void)
 {
 	expect("L1d:size=32K;L1i:size=16K,assoc=4,policy=fifo", 0.01, 5, "L1i", AMP_POLICY_FIFO,
@@ -263,6 +280,7 @@ int main(void)
 	test_l1d();
 	test_l2();
 	test_tlb();
+	test_long_lines();
 	test_insn();
 	test_preset("pii-233");
 	test_preset("zen5-like");
