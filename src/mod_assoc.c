@@ -52,6 +52,7 @@ static uint64_t vote_base(const struct amp_level *lv, unsigned v)
  * accesses; set while a search runs (see assoc_run). */
 struct search {
 	int evict;
+	uint64_t way; /* the power-of-two way size found (sets_factor_vote) */
 	int evict_failed; /* needed evictors, and the walks with them failed */
 	uint64_t hi; /* timing: a stride known to be a multiple of the way */
 };
@@ -201,8 +202,7 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 static int sets_factor_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 			    char *err, size_t len)
 {
-	uint64_t ways = (uint64_t)lv->thrash_ways, way = (uint64_t)lv->way.value;
-	uint64_t base = vote_base(lv, v);
+	uint64_t ways = (uint64_t)lv->thrash_ways, way = search.way, base = vote_base(lv, v);
 	int evicted = search.evict, rc = 0;
 
 	*value = 1;
@@ -231,35 +231,27 @@ static int sets_factor_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	return rc;
 }
 
-/* Counters: ways and way size corrected by the odd factor of the sets.
- * 0, or -1 with the way size unknown. */
-static int odd_sets(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways, struct amp_param *way)
+/* Counters: ways and way size corrected by the odd factor of the sets
+ * (lv's way size is not yet set: the walks are not limited by it). */
+static void odd_sets(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways, struct amp_param *way)
 {
 	struct amp_param f;
 
 	if (lv->method != AMP_METHOD_COUNTERS)
-		return 0;
-	/* As while searching: walks not yet limited by the sets found. */
-	lv->way.known = 0;
+		return;
+	search.way = (uint64_t)way->value;
 	amp_vote(c, lv, sets_factor_vote, &f);
-	lv->way.known = 1;
 	ways->accesses += f.accesses;
 	if (!amp_param_conclusive(&f)) {
 		amp_param_unknown(way, "whether its sets are a power of two was not decided (%s)", f.reason);
-		lv->way = *way;
-		return -1;
-	}
-	if (f.value > 1) {
+	} else if (f.value > 1) {
 		ways->value /= f.value;
 		way->value *= f.value;
 		lv->thrash_ways = (int)ways->value;
-		lv->assoc = *ways;
-		lv->way = *way;
 		/* The mapping check then walks with evictors too. */
 		if (amp_evictors_usable(lv) && ways->value <= lv->above->thrash_ways)
 			search.evict = 1;
 	}
-	return 0;
 }
 
 /* Timing: L1 caches only, which are virtually indexed; below them page
@@ -405,10 +397,10 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	}
 	lv->thrash_ways = (int)ways.value;
 	amp_vote(c, lv, way_vote, &way);
-	lv->assoc = ways;
-	lv->way = way;
 	if (amp_param_conclusive(&way))
 		odd_sets(c, lv, &ways, &way);
+	lv->assoc = ways;
+	lv->way = way;
 	if (by_experiment_if_scattered(c, lv))
 		return 0;
 	if (!way.known || way.inconclusive) {

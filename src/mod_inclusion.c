@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "util.h"
 
 #define HUGE_STRIDE (1ULL << 30)  /* the evicted walk: one set of every level */
 #define MAX_SETS 128              /* experiments per plan */
@@ -85,11 +86,6 @@ struct methods {
 	char why[AMP_REASON_LEN];   /* why a question cannot be asked */
 };
 
-static int is_pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
 static uint64_t w_of(const struct amp_level *lv)
 {
 	return (uint64_t)lv->way.value;
@@ -98,7 +94,7 @@ static uint64_t w_of(const struct amp_level *lv)
 static int level_known(const struct amp_level *a)
 {
 	return a->measurable && a->line.known && a->way.known && !a->way.inconclusive &&
-	       a->thrash_ways > 0 && is_pow2(w_of(a));
+	       a->thrash_ways > 0 && amp_is_pow2(w_of(a));
 }
 
 static const struct amp_level *find_l1i(const struct amp_ctx *c)
@@ -506,7 +502,7 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 
 	if (lv->level == 1)
 		return 1; /* nothing above it: run says so, and sets its effective size */
-	if (amp_param_conclusive(&lv->way) && !is_pow2(w_of(lv))) {
+	if (amp_param_conclusive(&lv->way) && !amp_is_pow2(w_of(lv))) {
 		snprintf(why, len, "its %lld sets are no power of two, and these tests place lines by power-of-two strides",
 			 (long long)(w_of(lv) / (uint64_t)lv->line.value));
 		return 0;

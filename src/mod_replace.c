@@ -502,11 +502,6 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 	return 0;
 }
 
-static int is_pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
 static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
 	if (!lv->assoc.known || lv->assoc.inconclusive || !lv->way.known || lv->way.inconclusive ||
@@ -533,7 +528,7 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 			 lv->kind == AMP_KIND_TLB ? "page" : "line");
 		return 0;
 	}
-	if (!is_pow2((uint64_t)lv->way.value) || !is_pow2((uint64_t)lv->line.value)) {
+	if (!amp_is_pow2((uint64_t)lv->way.value) || !amp_is_pow2((uint64_t)lv->line.value)) {
 		snprintf(why, len, "needs a power-of-two way size and line (its sets: %lld)",
 			 (long long)(lv->way.value / lv->line.value));
 		return 0;
@@ -620,7 +615,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	d->line = (uint64_t)lv->line.value;
 	/* Tree plru: power-of-two ways only, and the same as lru at two. */
 	d->pol[d->npol++] = AMP_POLICY_LRU;
-	if (d->a > 2 && is_pow2((uint64_t)d->a))
+	if (d->a > 2 && amp_is_pow2((uint64_t)d->a))
 		d->pol[d->npol++] = AMP_POLICY_PLRU;
 	d->pol[d->npol++] = AMP_POLICY_FIFO;
 	if (choose_reach(c, lv, d, &cost) < 0) {

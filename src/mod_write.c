@@ -66,12 +66,13 @@ static int write_region(const struct amp_level *lv, uint64_t *bytes, char *why, 
 }
 
 /* Flush the region, walk it once with `first` (unmeasured), then load
- * it once (measured); misses of lv over the loads. */
+ * it once (measured); misses of lv per line of the loads. */
 static int misses_after(struct amp_ctx *c, struct amp_level *lv, uint64_t bytes, uint64_t seed,
-			enum amp_op first, double *misses, char *err, size_t len)
+			enum amp_op first, double *per_line, char *err, size_t len)
 {
 	uint64_t unit = (uint64_t)lv->line.value, n = bytes / unit;
 	struct amp_plan p;
+	double misses;
 	int rc, seq;
 
 	amp_plan_init(&p, first == AMP_OP_STORE ? "write" : "write, loads first", bytes);
@@ -85,9 +86,11 @@ static int misses_after(struct amp_ctx *c, struct amp_level *lv, uint64_t bytes,
 	amp_plan_add_pass(&p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(&p, seq, first, 1, 0);
 	amp_plan_add_pass(&p, seq, AMP_OP_LOAD, 1, 1);
-	rc = c->method == AMP_METHOD_TIMING ? amp_timing_misses(c, lv, &p, misses, err, len)
-					    : amp_count(c, &p, lv->ev, misses, err, len);
+	rc = c->method == AMP_METHOD_TIMING ? amp_timing_misses(c, lv, &p, &misses, err, len)
+					    : amp_count(c, &p, lv->ev, &misses, err, len);
 	amp_plan_free(&p);
+	if (rc == 0)
+		*per_line = misses / (double)n;
 	return rc;
 }
 
@@ -100,17 +103,16 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 		      char *err, size_t len)
 {
 	uint64_t bytes;
-	double misses, loaded = 0;
+	double stored, loaded = 0;
 
 	if (write_region(lv, &bytes, err, len) < 0)
 		return -1;
-	if (misses_after(c, lv, bytes, c->seed + v, AMP_OP_STORE, &misses, err, len) < 0)
+	if (misses_after(c, lv, bytes, c->seed + v, AMP_OP_STORE, &stored, err, len) < 0)
 		return -1;
 	if (c->method == AMP_METHOD_TIMING &&
 	    misses_after(c, lv, bytes, c->seed + v, AMP_OP_LOAD, &loaded, err, len) < 0)
 		return -1;
-	/* 1: the stores allocated (misses per line below the share) */
-	*value = (misses - loaded) / (double)(bytes / (uint64_t)lv->line.value) < MISS_SHARE;
+	*value = stored - loaded < MISS_SHARE; /* 1: the stores allocated */
 	return 0;
 }
 

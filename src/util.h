@@ -37,6 +37,12 @@ int amp_parse_double(const char *text, double lo, double hi, double *out);
 /* "48 KiB", "2 MiB", "100 B": human size into buf. */
 const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* Whether x is a power of two (0 is not). */
+static inline int amp_is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
 /* qsort comparator for doubles, ascending. */
 int amp_cmp_double(const void *a, const void *b);
 /* Median of v[0..n-1], sorting v in place (even n: the mean of the two
