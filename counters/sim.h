@@ -36,6 +36,7 @@ struct sim_level_spec {
 	uint64_t page;           /* TLBs: page size in bytes */
 	int counter;             /* 0: no miss counter for this level (N/C) */
 	enum sim_index index;    /* caches below L1 default to physical */
+	unsigned prefetch;       /* caches: neighbour lines filled on each side of a miss */
 };
 
 struct sim_spec {

@@ -83,6 +83,7 @@ struct level {
 	enum sim_policy policy;
 	int phys, wa, inclusive, exclusive;
 	unsigned latency;
+	unsigned prefetch;       /* neighbour lines filled on each side of a miss */
 	int shift;               /* log2 of the line (page for TLBs) */
 	uint32_t ways, sets, nslots;
 	uint32_t set_mask;       /* sets - 1 when sets is a power of two */
@@ -604,6 +605,32 @@ static void noise(struct sim_machine *m, uint64_t va, uint64_t pa, int side)
 
 /* ---- the access ---- */
 
+/* A neighbour-line prefetcher: a miss at l also fills the l->prefetch
+ * lines on each side of pa there, within pa's page (prefetchers work on
+ * physical addresses and stop at page boundaries).  Silent: no access,
+ * miss or cycle is counted, as a PMU's demand-miss events count none. */
+static void prefetch_around(struct sim_machine *m, struct level *l, uint64_t va, uint64_t pa, int side)
+{
+	uint64_t line = UINT64_C(1) << l->shift, page = m->spec.map_page;
+	uint64_t home = pa >> l->shift << l->shift, first = pa / page * page;
+
+	for (uint64_t d = 1; d <= l->prefetch; d++)
+		for (int up = 0; up < 2; up++) {
+			uint64_t p = up ? home + d * line : home - d * line, tag, old;
+			uint32_t set;
+
+			if (up ? p >= first + page : home < first + d * line)
+				continue;
+			tag = p >> l->shift;
+			set = cache_set(l, va - pa % page + (p - first), p);
+			if (find(l, tag, set) != NONE)
+				continue;
+			old = insert(m, l, tag, set);
+			if (old != INVALID)
+				evicted(m, l, old, side);
+		}
+}
+
 unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 {
 	int side = op == SIM_IFETCH;
@@ -676,6 +703,8 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 		old = insert(m, l, tags[k], sets[k]);
 		if (old != INVALID)
 			evicted(m, l, old, side);
+		if (l->prefetch)
+			prefetch_around(m, l, va, pa, side);
 	}
 	m->cycles += cyc;
 	return cyc;
@@ -794,6 +823,7 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 		l->wa = ls->write_allocate;
 		l->inclusive = ls->inclusion == SIM_INCLUSIVE;
 		l->exclusive = ls->inclusion == SIM_EXCLUSIVE;
+		l->prefetch = unit < spec->map_page ? ls->prefetch : 0;
 		if (l->exclusive && ls->level == 1)
 			return fail(err, len, "%s: an exclusive level-1 cache has nothing above it", ls->name);
 	}

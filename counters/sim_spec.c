@@ -12,11 +12,14 @@
  *
  * Defaults, for every key a level is not given:
  *
- *   caches     size  line  assoc  policy  write     inclusion  latency  counter  index
- *   L1d L1i L1  32K    64      8  lru     allocate  nine             4  yes      virtual
- *   L2 L2d L2i 256K    64      8  lru     allocate  nine            12  yes      physical
- *   L3           8M    64     16  lru     allocate  nine            40  yes      physical
- *   L4          64M    64     16  lru     allocate  nine            80  yes      physical
+ *   caches     size  line  assoc  policy  write     inclusion  latency  counter  index     prefetch
+ *   L1d L1i L1  32K    64      8  lru     allocate  nine             4  yes      virtual          0
+ *   L2 L2d L2i 256K    64      8  lru     allocate  nine            12  yes      physical         0
+ *   L3           8M    64     16  lru     allocate  nine            40  yes      physical         0
+ *   L4          64M    64     16  lru     allocate  nine            80  yes      physical         0
+ *
+ *   prefetch=N: a miss here also fills the N lines on each side of it
+ *   here, within its 4 KiB page (a neighbour-line prefetcher).
  *
  *   TLBs          entries  assoc  page  policy  latency (miss penalty)  counter
  *   DTLB ITLB TLB      64      4    4K  lru                          8  yes
@@ -27,7 +30,8 @@
  *
  * Limits (they keep the simulator's memory and cycle sums bounded):
  * size and page <= 1T, line <= 1G, entries and assoc <= 16777216 (also
- * the line count of a fully associative cache), latency <= 1000000.
+ * the line count of a fully associative cache), latency <= 1000000,
+ * prefetch <= 64.
  *
  * The parser allocates nothing and reads only up to the string's NUL:
  * any byte string gives 0 or -1 with a one-line message.
@@ -45,6 +49,7 @@
 #define MAX_LINE (UINT64_C(1) << 30)
 #define MAX_LATENCY UINT64_C(1000000)
 #define MEM_LATENCY 200
+#define MAX_PREFETCH 64
 
 /* Element classes, also the bits of a key's "applies to" mask. */
 enum { EC_CACHE = 1, EC_TLB = 2, EC_MEM = 4 };
@@ -301,6 +306,7 @@ FIELD(inclusion, enum sim_inclusion)
 FIELD(latency, unsigned)
 FIELD(counter, int)
 FIELD(index, enum sim_index)
+FIELD(prefetch, unsigned)
 
 /* assoc travels as 0 for "full": full is the truth, the way count of a
  * fully associative level is derived at validation. */
@@ -584,6 +590,7 @@ static const struct key_desc keys[] = {
 	{ "latency",   EC_CACHE | EC_TLB | EC_MEM, parse_uint,  print_uint,  NUM(1, MAX_LATENCY),      get_latency,        set_latency },
 	{ "counter",   EC_CACHE | EC_TLB,          parse_word,  print_word,  WORDS(counter_words),     get_counter,        set_counter },
 	{ "index",     EC_CACHE,                   parse_word,  print_word,  WORDS(index_words),       get_index,          set_index },
+	{ "prefetch",  EC_CACHE,                   parse_uint,  print_uint,  NUM(0, MAX_PREFETCH),     get_prefetch,       set_prefetch },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -828,6 +835,9 @@ static int check_level(struct perr *e, struct sim_level_spec *lv)
 		if (lv->level == 1 && lv->inclusion != SIM_NINE)
 			return fail(e, "%s: inclusion=%s is meaningless on a level-1 cache (nothing above it); only 'nine' is accepted",
 				    n, lv->inclusion == SIM_INCLUSIVE ? "inclusive" : "exclusive");
+		if (lv->prefetch && lv->inclusion == SIM_EXCLUSIVE)
+			return fail(e, "%s: prefetch=%u on an exclusive level: its lines come only from the level above",
+				    n, lv->prefetch);
 	} else {
 		if (!is_pow2(lv->page))
 			return fail(e, "%s: page=%s is not a power of two", n,

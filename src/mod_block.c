@@ -16,8 +16,11 @@
  * access brings the line into this level (and the lines of the levels
  * above); the second hits this level or above while D is within this
  * level's line, and pays the level below beyond it.  (A buffer that lived in this
- * level would show only the edges of the lines above it.)  An
- * adjacent-line prefetch into this level doubles the line seen. */
+ * level would show only the edges of the lines above it.)  A prefetcher
+ * that fills neighbouring lines into this level moves that edge out, so
+ * an edge past the lines above is checked across a boundary: a pair only
+ * one line above apart that straddles a multiple of the edge cannot share
+ * a line, and pays the level below unless something prefetched it. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +95,10 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	return -1;
 }
 
-/* Ticks per access of pairs D bytes apart in a buffer of `size`. */
-static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, double *t, char *err,
-		      size_t len)
+/* Ticks per access of pairs in a buffer of `size`: in each block the
+ * word at `first`, then the word at `second`. */
+static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t first, uint64_t second, unsigned v,
+		      double *t, char *err, size_t len)
 {
 	uint64_t blocks = size / PAIR_SPAN, *off = malloc(2 * blocks * sizeof *off);
 	struct amp_plan p;
@@ -111,8 +115,8 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t d, unsigned v, 
 	amp_rng_seed(&rng, c->seed + v);
 	amp_shuffle(off, (size_t)blocks, &rng);
 	for (uint64_t i = blocks; i-- > 0;) {
-		off[2 * i + 1] = off[i] + PAIR_SPAN - d;
-		off[2 * i] = off[i] + PAIR_SPAN - 8;
+		off[2 * i + 1] = off[i] + second;
+		off[2 * i] = off[i] + first;
 	}
 	amp_plan_init(&p, "pairs", size);
 	p.huge = 1;
@@ -147,23 +151,52 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 	return size / PAIR_SPAN * PAIR_SPAN;
 }
 
+/* An edge L past the lines above (line_above): the pair L + 8, then
+ * L - line_above, is one line above apart yet straddles a multiple of L,
+ * so it shares no line of L bytes.  Its second access should cost what
+ * one beyond the edge did; nearer to what one inside it did, a
+ * prefetcher brought it, and the edge is that prefetcher's reach.
+ * `base` + 2 x ticks is the second's cost. */
+static int straddle_check(struct amp_ctx *c, struct amp_level *lv, uint64_t size, uint64_t edge_bytes,
+			  uint64_t line_above, unsigned v, double base, double inside, double beyond,
+			  char *err, size_t len)
+{
+	double t, second, edge = (inside + beyond) / 2;
+
+	if (pair_ticks(c, size, edge_bytes + 8, edge_bytes - line_above, v, &t, err, len) < 0)
+		return -1;
+	second = base + 2 * t;
+	amp_trace_point(lv, "timing", "straddle_bytes", "boundary the straddling pair crosses (bytes)",
+			(double)edge_bytes, "second_ticks", "ticks of the pair's second access", second, 0);
+	if (second <= edge) {
+		snprintf(err, len, "%s: prefetchers fill neighbouring lines: pairs reach %llu B, but a pair %llu B apart across a multiple of %llu B costs %.1f ticks, nearer a hit inside (%.1f) than a miss beyond (%.1f), so pairs cannot tell its line",
+			 lv->name, (unsigned long long)edge_bytes, (unsigned long long)line_above + 8,
+			 (unsigned long long)edge_bytes, second, inside, beyond);
+		return -1;
+	}
+	return 0;
+}
+
 static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
 	uint64_t size = pair_buffer(c, lv), above_line = 0;
 	double h1 = amp_level_top(lv)->hit_ticks, t16, t, edge = (lv->hit_ticks + lv->next_ticks) / 2;
 	double cheapest = -1; /* the cheapest second access past the lines above */
+	double inside = h1;   /* the second access at the distance before */
 
-	if (lv->above && amp_param_conclusive(&lv->above->line))
-		above_line = (uint64_t)lv->above->line.value;
-	if (pair_ticks(c, size, 16, v, &t16, err, len) < 0)
+	/* The nearest line above that is known (one above may have none). */
+	for (const struct amp_level *a = lv->above; a && !above_line; a = a->above)
+		if (amp_param_conclusive(&a->line))
+			above_line = (uint64_t)a->line.value;
+	if (pair_ticks(c, size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &t16, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
 			16, "second_ticks", "ticks of the pair's second access", h1, 0);
 	for (uint64_t d = 32; d <= PAIR_SPAN; d *= 2) {
 		double second;
 
-		if (pair_ticks(c, size, d, v, &t, err, len) < 0)
+		if (pair_ticks(c, size, PAIR_SPAN - 8, PAIR_SPAN - d, v, &t, err, len) < 0)
 			return -1;
 		/* The first access costs the same at every D; at 16 B the
 		 * second hits L1.  So the second's cost at D is the L1 hit
@@ -182,10 +215,14 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 				return -1;
 			}
 			*value = (int64_t)(d / 2);
+			if (above_line && d / 2 > above_line)
+				return straddle_check(c, lv, size, d / 2, above_line, v, h1 - 2 * t16, inside,
+						      second, err, len);
 			return 0;
 		}
 		if (above_line && d / 2 >= above_line && (cheapest < 0 || second < cheapest))
 			cheapest = second;
+		inside = second;
 	}
 	snprintf(err, len, "%s: pairs up to %d B apart still find their second line in %s", lv->name, PAIR_SPAN,
 		 lv->name);

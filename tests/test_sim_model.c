@@ -292,6 +292,33 @@ static void test_write_allocate(void)
 	}
 }
 
+/* ---- prefetch ---- */
+
+/* A miss at a level with prefetch=N fills the N lines on each side of
+ * it there, within the page, and counts nothing for them. */
+static void test_prefetch(void)
+{
+	struct sim_spec s = new_spec();
+	struct sim_machine *m;
+
+	add_cache(&s, "L1d", 1, 1024, 2, 64, SIM_LRU, 4);
+	add_cache(&s, "L2", 2, 65536, 8, 64, SIM_LRU, 12)->prefetch = 2;
+	m = make(&s, "prefetch");
+	ld(m, 0x1040);
+	tap_eq(accesses(m, 1, D), 1, "prefetch: one demand access at L2");
+	tap_eq(misses(m, 1, D), 1, "prefetch: one demand miss at L2, none for the neighbours");
+	ld(m, 0x1000);
+	ld(m, 0x10c0);
+	tap_eq(misses(m, 1, D), 1, "prefetch: the line below and two above hit L2 (0x1000, 0x10c0)");
+	tap_eq(misses(m, 0, D), 3, "prefetch: L2's neighbours were not put in L1d");
+	ld(m, 0x1100);
+	tap_eq(misses(m, 1, D), 2, "prefetch: three lines above is beyond prefetch=2");
+	ld(m, 0x2000 - 64);
+	ld(m, 0x2000);
+	tap_eq(misses(m, 1, D), 4, "prefetch: no fill across the page boundary");
+	sim_destroy(m);
+}
+
 /* ---- inclusion ---- */
 
 static void test_inclusive(void)
@@ -931,6 +958,7 @@ int main(int argc, char **argv)
 	test_policies();
 	test_random();
 	test_write_allocate();
+	test_prefetch();
 	test_inclusive();
 	test_exclusive();
 	test_odd_assoc();

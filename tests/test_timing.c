@@ -196,6 +196,50 @@ static void test_presets(void)
 	}
 }
 
+/* Access pairs against neighbour-line prefetchers: a prefetch into L3
+ * moves the pairs' edge past its line, and the pair that straddles that
+ * edge shows it (unknown, with the reason); without one the line stays
+ * exact, including a line longer than the level above's. */
+static void test_pairs_prefetch(void)
+{
+	static const struct {
+		const char *spec;
+		unsigned want; /* 0: unknown because of prefetchers */
+	} rows[] = {
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,prefetch=1", 0 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,prefetch=2", 0 },
+		{ "L1d:size=16K,line=32,assoc=4;L1i:size=16K;L2:size=256K,line=32;L3:size=4M,line=64,prefetch=1", 0 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M", 64 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,line=128", 128 },
+		{ "L1d:size=16K,line=32,assoc=4;L1i:size=16K;L2:size=256K,line=32;L3:size=4M,line=128", 128 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct timed *t = calloc(1, sizeof *t);
+		char err[AMP_REASON_LEN];
+		const struct amp_level *l3;
+
+		if (!t || timed_run(t, rows[i].spec, 0, 1, 0, 2, 3, err, sizeof err) < 0) {
+			tap_ok(0, "pairs, %s: %s", rows[i].spec, t ? err : "out of memory");
+			if (t)
+				sim_destroy(t->ms.sim);
+			free(t);
+			continue;
+		}
+		l3 = mod_sim_level(&t->ms, "L3");
+		if (rows[i].want)
+			tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)rows[i].want,
+			       "pairs, %s: L3 line %lld (want %u)", rows[i].spec,
+			       l3 && l3->line.known ? (long long)l3->line.value : -1LL, rows[i].want);
+		else
+			tap_ok(l3 && !l3->line.known && strstr(l3->line.reason, "prefetchers"),
+			       "pairs, %s: L3 line unknown because of prefetchers (%s)", rows[i].spec,
+			       l3 ? (l3->line.known ? "known" : l3->line.reason) : "no L3");
+		sim_destroy(t->ms.sim);
+		free(t);
+	}
+}
+
 /* A seeded matrix: L1 virtually indexed with its way at most a page,
  * L2 with at least two ways more, lines 32-128 B, noise and scattered
  * frames.  AMP_TEST_MATRIX sets the number of machines. */
@@ -270,6 +314,7 @@ int main(void)
 {
 	test_clustering();
 	test_presets();
+	test_pairs_prefetch();
 	test_matrix();
 	return tap_done();
 }
