@@ -151,24 +151,45 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 	return size / PAIR_SPAN * PAIR_SPAN;
 }
 
+/* One vote's pairs: the buffer, and what turns a pattern's ticks per
+ * access into its second access's cost. */
+struct pairs {
+	struct amp_ctx *c;
+	uint64_t size;
+	unsigned v;
+	double h1;  /* the L1 hit */
+	double t16; /* ticks per access of the pairs at D = 16 (second hits L1) */
+};
+
+/* The cost of the second access of pairs `first`, then `second`: the
+ * first costs the same in every pattern, and at D = 16 the second
+ * hits L1, so it is the L1 hit plus twice the change per access. */
+static int second_ticks(const struct pairs *pr, uint64_t first, uint64_t second, double *cost,
+			char *err, size_t len)
+{
+	double t;
+
+	if (pair_ticks(pr->c, pr->size, first, second, pr->v, &t, err, len) < 0)
+		return -1;
+	*cost = pr->h1 + 2 * (t - pr->t16);
+	return 0;
+}
+
 /* An edge L past the lines above (line_above): the pair L + 8, then
  * L - line_above, is one line above apart yet straddles a multiple of L,
  * so it shares no line of L bytes.  Its second access should cost what
  * one beyond the edge did; nearer to what one inside it did, a
- * prefetcher brought it, and the edge is that prefetcher's reach.
- * `base` + 2 x ticks is the second's cost. */
-static int straddle_check(struct amp_ctx *c, struct amp_level *lv, uint64_t size, uint64_t edge_bytes,
-			  uint64_t line_above, unsigned v, double base, double inside, double beyond,
-			  char *err, size_t len)
+ * prefetcher brought it, and the edge is that prefetcher's reach. */
+static int straddle_check(const struct pairs *pr, struct amp_level *lv, uint64_t edge_bytes,
+			  uint64_t line_above, double inside, double beyond, char *err, size_t len)
 {
-	double t, second, edge = (inside + beyond) / 2;
+	double second;
 
-	if (pair_ticks(c, size, edge_bytes + 8, edge_bytes - line_above, v, &t, err, len) < 0)
+	if (second_ticks(pr, edge_bytes + 8, edge_bytes - line_above, &second, err, len) < 0)
 		return -1;
-	second = base + 2 * t;
 	amp_trace_point(lv, "timing", "straddle_bytes", "boundary the straddling pair crosses (bytes)",
 			(double)edge_bytes, "second_ticks", "ticks of the pair's second access", second, 0);
-	if (second <= edge) {
+	if (second <= (inside + beyond) / 2) {
 		snprintf(err, len, "%s: prefetchers fill neighbouring lines: pairs reach %llu B, but a pair %llu B apart across a multiple of %llu B costs %.1f ticks, nearer a hit inside (%.1f) than a miss beyond (%.1f), so pairs cannot tell its line",
 			 lv->name, (unsigned long long)edge_bytes, (unsigned long long)line_above + 8,
 			 (unsigned long long)edge_bytes, second, inside, beyond);
@@ -180,28 +201,25 @@ static int straddle_check(struct amp_ctx *c, struct amp_level *lv, uint64_t size
 static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
-	uint64_t size = pair_buffer(c, lv), above_line = 0;
-	double h1 = amp_level_top(lv)->hit_ticks, t16, t, edge = (lv->hit_ticks + lv->next_ticks) / 2;
-	double cheapest = -1; /* the cheapest second access past the lines above */
-	double inside = h1;   /* the second access at the distance before */
+	struct pairs pr = { c, pair_buffer(c, lv), v, amp_level_top(lv)->hit_ticks, 0 };
+	uint64_t above_line = 0;
+	double edge = (lv->hit_ticks + lv->next_ticks) / 2;
+	double cheapest = -1;   /* the cheapest second access past the lines above */
+	double inside = pr.h1;  /* the second access at the distance before */
 
 	/* The nearest line above that is known (one above may have none). */
 	for (const struct amp_level *a = lv->above; a && !above_line; a = a->above)
 		if (amp_param_conclusive(&a->line))
 			above_line = (uint64_t)a->line.value;
-	if (pair_ticks(c, size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &t16, err, len) < 0)
+	if (pair_ticks(c, pr.size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &pr.t16, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
-			16, "second_ticks", "ticks of the pair's second access", h1, 0);
+			16, "second_ticks", "ticks of the pair's second access", pr.h1, 0);
 	for (uint64_t d = 32; d <= PAIR_SPAN; d *= 2) {
 		double second;
 
-		if (pair_ticks(c, size, PAIR_SPAN - 8, PAIR_SPAN - d, v, &t, err, len) < 0)
+		if (second_ticks(&pr, PAIR_SPAN - 8, PAIR_SPAN - d, &second, err, len) < 0)
 			return -1;
-		/* The first access costs the same at every D; at 16 B the
-		 * second hits L1.  So the second's cost at D is the L1 hit
-		 * plus twice the change per access. */
-		second = h1 + 2 * (t - t16);
 		amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
 				(double)d, "second_ticks", "ticks of the pair's second access", second, 0);
 		if (second > edge) {
@@ -209,15 +227,14 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 			 * second access hits this level; one clearly cheaper than
 			 * that hit was prefetched into a level above, and the edge
 			 * found is the prefetcher's reach, not the line. */
-			if (cheapest >= 0 && cheapest < lv->hit_ticks - PAIR_PREFETCHED * (lv->hit_ticks - h1)) {
+			if (cheapest >= 0 && cheapest < lv->hit_ticks - PAIR_PREFETCHED * (lv->hit_ticks - pr.h1)) {
 				snprintf(err, len, "%s: prefetchers bring the neighbouring lines: a second access up to %llu B away costs %.1f ticks, below this level's hit (%.1f), so pairs cannot tell its line",
 					 lv->name, (unsigned long long)(d / 2), cheapest, lv->hit_ticks);
 				return -1;
 			}
 			*value = (int64_t)(d / 2);
 			if (above_line && d / 2 > above_line)
-				return straddle_check(c, lv, size, d / 2, above_line, v, h1 - 2 * t16, inside,
-						      second, err, len);
+				return straddle_check(&pr, lv, d / 2, above_line, inside, second, err, len);
 			return 0;
 		}
 		if (above_line && d / 2 >= above_line && (cheapest < 0 || second < cheapest))
