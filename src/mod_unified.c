@@ -24,95 +24,234 @@
  * of fetches per run).
  *
  * By timing (no miss counters) the measured pass is timed alone, once
- * per run (no doubling: a second walk would hit), and its time per
- * access, placed between the level's hit time and the next level's,
- * is the share that missed.
+ * per run (no doubling: a second walk would hit), and again in a
+ * control run without the other side's pass; the difference per access,
+ * over the gap between the level's hit time and the next level's, is the
+ * share that missed.  Where the level's size is out of reach by timing
+ * (its ways unknown), the sweep's effective size stands in for it.
  *
  * Limits: data and code (2.5 times the level) pass through the level
  * below; an inclusive level below smaller than that back-invalidates
  * data from this one and makes a split level look unified. */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include "measure.h"
 #include "timing.h"
 #include "insn_timing.h"
+#include "trace.h"
 #include "util.h"
 
 #define BLOCK 4096      /* visited together: a page of lines */
 #define REACH 4         /* data: up to this many times the levels above */
 #define REACH_MIN 2     /* below it, random replacement keeps too many lines */
 #define CODE_TIMES 2    /* code: this many times the level */
+#define CODE_TIMES_EFFECTIVE 4 /* ... its effective size (the level may hold twice that) */
 #define MISS_SHARE 0.25 /* misses per line on the second load: unified */
+#define UNSTEADY 0.1    /* by timing: controls this far apart void a vote's try */
+#define STEADY_TRIES 8
 
 
-/* Bytes of the region loaded twice (fetched twice for L1i); 0, or -1 with why. */
-static int probe_region(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
+/* What one vote loads and runs: the region loaded twice (fetched twice
+ * for L1i), the other side's region run between, and the spacing. */
+struct probe {
+	uint64_t unit, bytes, other;
+};
+
+/* By timing where only the sweep's effective size is known (the level's
+ * ways, so its size, out of reach): 1 with that size; 0 with the level's
+ * size; -1 with why. */
+static int level_bytes(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
 {
-	uint64_t unit = (uint64_t)lv->line.value, half, above;
+	if (amp_param_conclusive(&lv->size)) {
+		*bytes = (uint64_t)lv->size.value;
+		return 0;
+	}
+	if (lv->method == AMP_METHOD_TIMING && amp_param_conclusive(&lv->effective_size)) {
+		*bytes = (uint64_t)lv->effective_size.value;
+		return 1;
+	}
+	snprintf(why, len, "needs the size first (%s)", lv->size.reason);
+	return -1;
+}
+
+/* The spacing of the accesses: the level's line, else the nearest known
+ * line above it, else any level's (by timing on real hardware L2's and
+ * L1i's lines may stay unknown).  A line longer than the spacing is then
+ * visited more than once a pass, and half or more of its visits still
+ * miss when the other side pushed it out (MISS_SHARE). */
+static uint64_t probe_unit(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	for (const struct amp_level *a = lv; a; a = a->above)
+		if (amp_param_conclusive(&a->line))
+			return (uint64_t)a->line.value;
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].kind == AMP_KIND_CACHE && amp_param_conclusive(&c->lv[i].line))
+			return (uint64_t)c->lv[i].line.value;
+	return 0;
+}
+
+/* The regions of one vote; 0, or -1 with why. */
+static int probe_region(const struct amp_ctx *c, const struct amp_level *lv, struct probe *pr, char *why,
+			size_t len)
+{
+	uint64_t cap, above = 0, bytes;
+	int effective = level_bytes(lv, &cap, why, len);
 	char sz[2][32];
 
-	if (amp_region_half(lv, &half, &above, why, len) < 0)
+	if (effective < 0)
 		return -1;
-	*bytes = half;
+	pr->unit = probe_unit(c, lv);
+	if (!pr->unit) {
+		snprintf(why, len, "needs a line size first (%s)", lv->line.reason);
+		return -1;
+	}
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (!a->measurable || level_bytes(a, &bytes, why, len) < 0) {
+			snprintf(why, len, "needs the size of %s above it first (%s)", a->name,
+				 a->measurable ? a->size.reason : a->nc_reason);
+			return -1;
+		}
+		above += bytes;
+	}
+	/* Half the level fits whatever its policy; the effective size
+	 * was measured to fit, and the level holds at least that. */
+	pr->bytes = (effective ? cap / 4 * 3 : cap / 2) / pr->unit * pr->unit;
+	if (pr->bytes < pr->unit) {
+		snprintf(why, len, "a region of half the level holds no whole line");
+		return -1;
+	}
+	pr->other = (effective ? CODE_TIMES_EFFECTIVE : CODE_TIMES) * (cap / pr->unit * pr->unit);
 	if (!above)
 		return 0;
-	if (half < REACH_MIN * above) {
-		snprintf(why, len, "half of it (%s) is less than %d times what the levels above hold (%s): "
+	if (pr->bytes < REACH_MIN * above) {
+		snprintf(why, len, "%s of it (%s) is less than %d times what the levels above hold (%s): "
 			 "data cannot be pushed out of them while staying here",
-			 amp_fmt_size(half, sz[0], sizeof sz[0]), REACH_MIN,
+			 effective ? "three quarters of its effective size" : "half",
+			 amp_fmt_size(pr->bytes, sz[0], sizeof sz[0]), REACH_MIN,
 			 amp_fmt_size(above, sz[1], sizeof sz[1]));
 		return -1;
 	}
-	if (half > REACH * above)
-		*bytes = REACH * above / unit * unit;
+	if (pr->bytes > REACH * above)
+		pr->bytes = REACH * above / pr->unit * pr->unit;
 	return 0;
+}
+
+/* One vote's plan: flush the region, load it, run the other side's
+ * region (not in the control), load the region again (measured).  The
+ * flush makes the data as new to the level as the code: data left from
+ * the run before would hit on the first load, and a scan-resistant
+ * policy (this project's Zen 5 L2) then keeps it against code run once.
+ * Code twice the level misses at least `ways` times in every set however
+ * much of it the run before left cached.  0, or -1 with err. */
+static int vote_plan(const struct amp_ctx *c, const struct amp_level *lv, const struct probe *pr,
+		     unsigned v, int control, struct amp_plan *p, char *err, size_t len)
+{
+	enum amp_op probe = amp_level_op(lv);
+	enum amp_op other = probe == AMP_OP_LOAD ? AMP_OP_IFETCH : AMP_OP_LOAD;
+	uint64_t n = pr->bytes / pr->unit;
+	int ds, cs = 0;
+
+	amp_plan_init(p, control ? "unified control" : "unified", pr->other);
+	p->huge = 1; /* lower caches are physically indexed */
+	/* Fetches probing an L1i behind an op cache run as many jumps a
+	 * line as the code sweep that gave its hit time (insn_timing.c). */
+	if (probe == AMP_OP_IFETCH && lv->method == AMP_METHOD_TIMING)
+		p->fetch_jumps = c->fetch_jumps;
+	ds = amp_plan_add_block_cycle(p, pr->unit, (size_t)n, BLOCK / pr->unit, c->seed + 2 * (uint64_t)v);
+	if (!control)
+		cs = amp_plan_add_block_cycle(p, pr->unit, (size_t)(pr->other / pr->unit), BLOCK / pr->unit,
+					   c->seed + 2 * (uint64_t)v + 1);
+	if (ds < 0 || cs < 0) {
+		snprintf(err, len, "%s: out of memory for %llu lines", lv->name,
+			 (unsigned long long)(n + pr->other / pr->unit));
+		amp_plan_free(p);
+		return -1;
+	}
+	amp_plan_add_pass(p, ds, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(p, ds, probe, 1, 0);
+	if (!control)
+		amp_plan_add_pass(p, cs, other, 1, 0);
+	amp_plan_add_pass(p, ds, probe, 1, 1);
+	return 0;
+}
+
+/* The second load's ticks per access in the plan of one vote (control
+ * or not), timed alone, once per run (a second walk would hit). */
+static int second_load_ticks(struct amp_ctx *c, const struct amp_level *lv, const struct probe *pr, unsigned v,
+			     int control, double *t, char *err, size_t len)
+{
+	double save = c->t_min_ticks;
+	struct amp_plan p;
+	int rc;
+
+	if (vote_plan(c, lv, pr, v, control, &p, err, len) < 0)
+		return -1;
+	c->t_min_ticks = 0;
+	rc = amp_timing_ticks(c, &p, t, err, len);
+	c->t_min_ticks = save;
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* By timing: the second load with the other side's pass, less the same
+ * without it (timed just before and just after), over the latency gap,
+ * is the share that missed.  Something on this project's guests' hosts
+ * (see mod_icache.c) slows or crowds the caches for seconds at a time;
+ * a vote whose two controls disagree by more than UNSTEADY ran across a
+ * change and is taken again after a nap, up to STEADY_TRIES times.  0,
+ * or -1 with err. */
+static int timed_misses(struct amp_ctx *c, const struct amp_level *lv, const struct probe *pr, unsigned v,
+			double *misses, char *err, size_t len)
+{
+	const struct timespec nap = { 0, 2000000 };
+	double before, t, after;
+
+	for (int k = 0; k < STEADY_TRIES; k++) {
+		if (second_load_ticks(c, lv, pr, v, 1, &before, err, len) < 0 ||
+		    second_load_ticks(c, lv, pr, v, 0, &t, err, len) < 0 ||
+		    second_load_ticks(c, lv, pr, v, 1, &after, err, len) < 0)
+			return -1;
+		if (fabs(after - before) <= UNSTEADY * fmin(before, after)) {
+			struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = "unified", .method = "timing",
+						  .region = pr->other, .accesses = pr->bytes / pr->unit };
+
+			*misses = (t - fmax(before, after)) / (lv->next_ticks - lv->hit_ticks) *
+				  (double)e.accesses;
+			e.misses = *misses;
+			if (amp_tracing())
+				amp_trace(&e);
+			return 0;
+		}
+		nanosleep(&nap, NULL); /* let the spell pass */
+	}
+	snprintf(err, len, "%s: the machine's speed changed during every one of %d tries (controls %.1f and %.1f ticks)",
+		 lv->name, STEADY_TRIES, before, after);
+	return -1;
 }
 
 static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 			char *err, size_t len)
 {
-	enum amp_op probe = amp_level_op(lv);
-	enum amp_op other = probe == AMP_OP_LOAD ? AMP_OP_IFETCH : AMP_OP_LOAD;
-	uint64_t unit = (uint64_t)lv->line.value, bytes, code, n;
+	struct probe pr;
 	struct amp_plan p;
 	double misses;
-	int rc, ds, cs;
+	int rc;
 
-	if (probe_region(lv, &bytes, err, len) < 0)
+	if (probe_region(c, lv, &pr, err, len) < 0)
 		return -1;
-	n = bytes / unit;
-	code = CODE_TIMES * ((uint64_t)lv->size.value / unit * unit);
-	amp_plan_init(&p, "unified", code);
-	p.huge = 1; /* lower caches are physically indexed */
-	ds = amp_plan_add_block_cycle(&p, unit, (size_t)n, BLOCK / unit, c->seed + 2 * (uint64_t)v);
-	cs = amp_plan_add_block_cycle(&p, unit, (size_t)(code / unit), BLOCK / unit,
-				   c->seed + 2 * (uint64_t)v + 1);
-	if (ds < 0 || cs < 0) {
-		snprintf(err, len, "%s: out of memory for %llu lines", lv->name,
-			 (unsigned long long)(n + code / unit));
-		amp_plan_free(&p);
-		return -1;
-	}
-	/* No flush: the data is loaded whatever was cached, and code
-	 * twice the level misses at least `ways` times in every set
-	 * however much of it the run before left cached. */
-	amp_plan_add_pass(&p, ds, probe, 1, 0);
-	amp_plan_add_pass(&p, cs, other, 1, 0);
-	amp_plan_add_pass(&p, ds, probe, 1, 1);
 	if (lv->method == AMP_METHOD_TIMING) {
-		double save = c->t_min_ticks, t;
-
-		c->t_min_ticks = 0; /* one pass: a second one would hit */
-		rc = amp_timing_ticks(c, &p, &t, err, len);
-		c->t_min_ticks = save;
-		misses = (t - lv->hit_ticks) / (lv->next_ticks - lv->hit_ticks) * (double)n;
+		rc = timed_misses(c, lv, &pr, v, &misses, err, len);
 	} else {
+		if (vote_plan(c, lv, &pr, v, 0, &p, err, len) < 0)
+			return -1;
 		rc = amp_count(c, &p, lv->ev, &misses, err, len);
+		amp_plan_free(&p);
 	}
-	amp_plan_free(&p);
 	if (rc < 0)
 		return -1;
-	*value = misses / (double)n >= MISS_SHARE; /* 1: the other side evicted it */
+	*value = misses / (double)(pr.bytes / pr.unit) >= MISS_SHARE; /* 1: the other side evicted it */
 	return 0;
 }
 
@@ -125,7 +264,7 @@ static int below_unified(const struct amp_level *lv)
 static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why,
 			     size_t len)
 {
-	uint64_t bytes;
+	struct probe pr;
 
 	if (amp_insn_blocks_refusal(c, lv, why, len))
 		return 0;
@@ -133,7 +272,7 @@ static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "no latency gap to the level below it");
 		return 0;
 	}
-	return below_unified(lv) || probe_region(lv, &bytes, why, len) == 0;
+	return below_unified(lv) || probe_region(c, lv, &pr, why, len) == 0;
 }
 
 static int unified_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)

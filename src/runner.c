@@ -288,8 +288,11 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 		break;
 	case AMP_OP_FLUSH:
 		if (q) {
-			for (size_t k = 0; k < q->n; k++)
+			for (size_t k = 0; k < q->n; k++) {
 				flush_line(rp->base + q->off[k]);
+				if (rp->code[ps->seq])
+					flush_line(amp_jumpchain_code(rp->code[ps->seq]) + q->off[k]);
+			}
 		} else {
 			/* The whole region: every line the plan uses, data and code. */
 			for (int i = 0; i < p->nseq; i++)

@@ -4,12 +4,13 @@
  * Table 2, and a seeded matrix with noise and scattered page frames:
  * L1 line, size, associativity and write allocation, and L2's line,
  * size and associativity where its sets can be reached, recovered
- * exactly from simulated cycles. */
+ * exactly from simulated cycles; split and unified levels. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "insn_timing.h"
 #include "mod_sim.h"
 #include "sim.h"
 #include "tap.h"
@@ -70,6 +71,8 @@ static void test_clustering(void)
 struct timed {
 	struct mod_sim ms;      /* the machine; ms.ctx runs the timing path */
 	struct amp_sweep sw;
+	int insn;               /* set before timed_run: the code sweep too (L1i) */
+	struct amp_sweep code;
 };
 
 static uint64_t max_size_of(const struct sim_spec *s)
@@ -94,9 +97,14 @@ static int timed_run(struct timed *t, const char *spec, double noise, uint64_t s
 	amp_ctx_init(c, &t->ms.host, &amp_backend_sim, reps, votes, seed);
 	amp_ctx_timing(c);
 	if (amp_sweep_run(c, max_size_of(sim_get_spec(t->ms.sim)), &t->sw, err, len) < 0 ||
-	    amp_levels_timing(c, NULL, &t->sw, err, len) < 0 || amp_characterise(c, err, len) < 0)
+	    amp_levels_timing(c, NULL, &t->sw, err, len) < 0)
 		return -1;
-	return 0;
+	if (t->insn) {
+		if (amp_insn_sweep_run(c, AMP_INSN_SWEEP_MAX, &t->code, err, len) < 0)
+			return -1;
+		amp_insn_levels_fill(c, &t->code);
+	}
+	return amp_characterise(c, err, len);
 }
 
 static const struct sim_level_spec *spec_level(const struct sim_machine *m, const char *name)
@@ -240,6 +248,68 @@ static void test_pairs_prefetch(void)
 	}
 }
 
+/* Split or unified by timing: from the level's size where it is known,
+ * and from the sweep's effective size where its ways are out of reach
+ * (L2 with no more ways than L1d; the size is then unknown, which the
+ * row checks first, so the effective-size test is the one that ran). */
+static void test_unified(void)
+{
+	static const struct {
+		const char *spec;
+		int random_pages;
+		double noise;
+		int l1, l2;        /* 1 unified, 0 split (L1: L1d and L1i alike) */
+		int l2_effective;  /* L2's size unknown: its effective size serves */
+	} rows[] = {
+		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=256K,assoc=4;L3:size=4M", 0, 0, 0, 1, 1 },
+		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=256K,assoc=4;L3:size=4M", 1, 0.01, 0, 1, 1 },
+		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2d:size=256K,assoc=4;L2i:size=256K,assoc=4;L3:size=4M",
+		  0, 0.01, 0, 0, 1 },
+		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2d:size=256K,assoc=4;L2i:size=256K,assoc=4;L3:size=4M",
+		  1, 0, 0, 0, 1 },
+		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=512K,assoc=8,policy=plru;L3:size=8M", 1, 0, 0, 1, 1 },
+		{ "L1d:size=16K,assoc=4;L1i:size=16K;L2:size=256K,assoc=16;L3:size=4M", 0, 0.01, 0, 1, 0 },
+		{ "L1d:size=16K,assoc=4;L1i:size=16K;L2d:size=256K,assoc=16;L2i:size=64K,assoc=4;L3:size=4M",
+		  0, 0, 0, 0, 0 },
+		{ "L1:size=16K,line=32,assoc=4;L2:size=512K,line=32,assoc=16", 0, 0.01, 1, 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct timed *t = calloc(1, sizeof *t);
+		char err[AMP_REASON_LEN];
+		const char *names[] = { "L1d", "L1i", "L2" };
+		int want[] = { rows[i].l1, rows[i].l1, rows[i].l2 };
+		const struct amp_level *l2;
+
+		if (t)
+			t->insn = 1;
+		if (!t || timed_run(t, rows[i].spec, rows[i].noise, 1, rows[i].random_pages, 3, 3, err, sizeof err) < 0) {
+			tap_ok(0, "unified, %s: %s", rows[i].spec, t ? err : "out of memory");
+			if (t)
+				sim_destroy(t->ms.sim);
+			free(t);
+			continue;
+		}
+		l2 = mod_sim_level(&t->ms, "L2");
+		tap_ok(l2 && amp_param_conclusive(&l2->size) == !rows[i].l2_effective &&
+			       amp_param_conclusive(&l2->effective_size),
+		       "unified, %s%s: L2 size %s, effective size known", rows[i].spec,
+		       rows[i].random_pages ? " random pages" : "", rows[i].l2_effective ? "unknown" : "known");
+		for (int k = 0; k < 3; k++) {
+			const struct amp_level *lv = mod_sim_level(&t->ms, names[k]);
+
+			tap_ok(lv && amp_param_conclusive(&lv->unified) && lv->unified.value == want[k] &&
+				       strcmp(lv->unified.method, "timing") == 0,
+			       "unified, %s%s%s: %s %s (%s)", rows[i].spec, rows[i].random_pages ? " random pages" : "",
+			       rows[i].noise > 0 ? " noise" : "", names[k], want[k] ? "unified" : "split",
+			       !lv ? "missing" : !amp_param_conclusive(&lv->unified) ? lv->unified.reason
+			       : lv->unified.value ? "unified" : "split");
+		}
+		sim_destroy(t->ms.sim);
+		free(t);
+	}
+}
+
 /* A seeded matrix: L1 virtually indexed with its way at most a page,
  * L2 with at least two ways more, lines 32-128 B, noise and scattered
  * frames.  AMP_TEST_MATRIX sets the number of machines. */
@@ -315,6 +385,7 @@ int main(void)
 	test_clustering();
 	test_presets();
 	test_pairs_prefetch();
+	test_unified();
 	test_matrix();
 	return tap_done();
 }
