@@ -71,7 +71,7 @@ static void test_clustering(void)
 struct timed {
 	struct mod_sim ms;      /* the machine; ms.ctx runs the timing path */
 	struct amp_sweep sw;
-	int insn;               /* set before timed_run: the code sweep too (L1i) */
+	int insn;               /* the code sweep too (L1i) */
 	struct amp_sweep code;
 };
 
@@ -105,6 +105,34 @@ static int timed_run(struct timed *t, const char *spec, double noise, uint64_t s
 		amp_insn_levels_fill(c, &t->code);
 	}
 	return amp_characterise(c, err, len);
+}
+
+static void timed_free(struct timed *t)
+{
+	sim_destroy(t->ms.sim);
+	free(t);
+}
+
+/* A machine characterised by timing (3 votes of the minimum of reps
+ * runs; insn: the code sweep too), or NULL after a failed check that
+ * says why, under `what`. */
+static struct timed *timed_new(const char *spec, double noise, uint64_t seed, int pages_random, unsigned reps,
+			       int insn, const char *what)
+{
+	struct timed *t = calloc(1, sizeof *t);
+	char err[AMP_REASON_LEN];
+
+	if (!t) {
+		tap_ok(0, "%s: out of memory", what);
+		return NULL;
+	}
+	t->insn = insn;
+	if (timed_run(t, spec, noise, seed, pages_random, reps, 3, err, sizeof err) < 0) {
+		tap_ok(0, "%s: %s", what, err);
+		timed_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static const struct sim_level_spec *spec_level(const struct sim_machine *m, const char *name)
@@ -165,17 +193,14 @@ static void test_presets(void)
 					       "itanium2", "pentium3", "zen5-like" };
 
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-		struct timed *t = calloc(1, sizeof *t);
-		char err[AMP_REASON_LEN], got[160];
+		char got[160], what[64];
 		const struct sim_level_spec *s1, *s2;
+		struct timed *t;
 
-		if (!t || timed_run(t, presets[i], 0, 1, 0, 2, 3, err, sizeof err) < 0) {
-			tap_ok(0, "%s by timing: %s", presets[i], t ? err : "out of memory");
-			if (t)
-				sim_destroy(t->ms.sim);
-			free(t);
+		snprintf(what, sizeof what, "%s by timing", presets[i]);
+		t = timed_new(presets[i], 0, 1, 0, 2, 0, what);
+		if (!t)
 			continue;
-		}
 		tap_ok(exact(t, "L1d", got, sizeof got), "%s by timing: %s", presets[i], got);
 		tap_ok(write_exact(t, got, sizeof got), "%s by timing: %s", presets[i], got);
 		s1 = spec_level(t->ms.sim, "L1d");
@@ -199,8 +224,7 @@ static void test_presets(void)
 			tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)s3->line,
 			       "%s by timing: L3 line %lld by access pairs (spec %u)", presets[i],
 			       l3 ? (long long)l3->line.value : -1LL, s3->line);
-		sim_destroy(t->ms.sim);
-		free(t);
+		timed_free(t);
 	}
 }
 
@@ -223,17 +247,14 @@ static void test_pairs_prefetch(void)
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		struct timed *t = calloc(1, sizeof *t);
-		char err[AMP_REASON_LEN];
+		char what[256];
+		struct timed *t;
 		const struct amp_level *l3;
 
-		if (!t || timed_run(t, rows[i].spec, 0, 1, 0, 2, 3, err, sizeof err) < 0) {
-			tap_ok(0, "pairs, %s: %s", rows[i].spec, t ? err : "out of memory");
-			if (t)
-				sim_destroy(t->ms.sim);
-			free(t);
+		snprintf(what, sizeof what, "pairs, %s", rows[i].spec);
+		t = timed_new(rows[i].spec, 0, 1, 0, 2, 0, what);
+		if (!t)
 			continue;
-		}
 		l3 = mod_sim_level(&t->ms, "L3");
 		if (rows[i].want)
 			tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)rows[i].want,
@@ -243,8 +264,7 @@ static void test_pairs_prefetch(void)
 			tap_ok(l3 && !l3->line.known && strstr(l3->line.reason, "prefetchers"),
 			       "pairs, %s: L3 line unknown because of prefetchers (%s)", rows[i].spec,
 			       l3 ? (l3->line.known ? "known" : l3->line.reason) : "no L3");
-		sim_destroy(t->ms.sim);
-		free(t);
+		timed_free(t);
 	}
 }
 
@@ -275,21 +295,16 @@ static void test_unified(void)
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		struct timed *t = calloc(1, sizeof *t);
-		char err[AMP_REASON_LEN];
 		const char *names[] = { "L1d", "L1i", "L2" };
 		int want[] = { rows[i].l1, rows[i].l1, rows[i].l2 };
 		const struct amp_level *l2;
+		char what[256];
+		struct timed *t;
 
-		if (t)
-			t->insn = 1;
-		if (!t || timed_run(t, rows[i].spec, rows[i].noise, 1, rows[i].random_pages, 3, 3, err, sizeof err) < 0) {
-			tap_ok(0, "unified, %s: %s", rows[i].spec, t ? err : "out of memory");
-			if (t)
-				sim_destroy(t->ms.sim);
-			free(t);
+		snprintf(what, sizeof what, "unified, %s", rows[i].spec);
+		t = timed_new(rows[i].spec, rows[i].noise, 1, rows[i].random_pages, 3, 1, what);
+		if (!t)
 			continue;
-		}
 		l2 = mod_sim_level(&t->ms, "L2");
 		tap_ok(l2 && amp_param_conclusive(&l2->size) == !rows[i].l2_effective &&
 			       amp_param_conclusive(&l2->effective_size),
@@ -305,8 +320,7 @@ static void test_unified(void)
 			       !lv ? "missing" : !amp_param_conclusive(&lv->unified) ? lv->unified.reason
 			       : lv->unified.value ? "unified" : "split");
 		}
-		sim_destroy(t->ms.sim);
-		free(t);
+		timed_free(t);
 	}
 }
 
@@ -335,27 +349,22 @@ static void test_matrix(void)
 		int random_pages = (int)amp_rng_below(&rng, 2);
 		double noise = amp_rng_below(&rng, 2) ? 0.0005 : 0;
 		int noalloc = amp_rng_below(&rng, 3) == 0;
-		char spec[512], err[AMP_REASON_LEN], got1[160], got2[160], gotw[160];
-		struct timed *t = calloc(1, sizeof *t);
+		char spec[512], what[32], got1[160], got2[160], gotw[160];
+		struct timed *t;
 		int ok;
 
 		if (line2 > 256)
 			line2 = 256;
-		if (w2 < line2 || w1 < line1) {
-			free(t);
+		if (w2 < line2 || w1 < line1)
 			continue;
-		}
 		snprintf(spec, sizeof spec,
 			 "L1d:size=%llu,assoc=%u,line=%u,latency=4%s;L1i:size=16K;"
 			 "L2:size=%llu,assoc=%u,line=%u,latency=12;MEM:latency=150",
 			 (unsigned long long)(w1 * a1), a1, line1, noalloc ? ",write=noallocate" : "", (unsigned long long)(w2 * a2), a2, line2);
-		if (!t || timed_run(t, spec, noise, 1000 + (uint64_t)k, random_pages, 3, 3, err, sizeof err) < 0) {
-			tap_ok(0, "matrix %d (%s): %s", k, spec, t ? err : "out of memory");
-			if (t)
-				sim_destroy(t->ms.sim);
-			free(t);
+		snprintf(what, sizeof what, "matrix %d", k);
+		t = timed_new(spec, noise, 1000 + (uint64_t)k, random_pages, 3, 0, what);
+		if (!t)
 			continue;
-		}
 		pool = (w1 * a1) / line1;
 		if (pool > 4096 / line1 * a1)
 			pool = 4096 / line1 * a1;
@@ -375,8 +384,7 @@ static void test_matrix(void)
 		}
 		tap_ok(ok, "matrix %d: %s%s%s: %s; %s; %s", k, spec, random_pages ? " random pages" : "",
 		       noise > 0 ? " noise" : "", got1, gotw, got2);
-		sim_destroy(t->ms.sim);
-		free(t);
+		timed_free(t);
 	}
 }
 
