@@ -40,7 +40,7 @@ double amp_level_confidence(const struct amp_level *lv)
 	for (int i = 0; i < AMP_NPARAMS; i++) {
 		const struct amp_param *p = amp_level_param(lv, i);
 
-		if (p->known && p->nvotes && p->confidence < conf)
+		if (p->known && p->confidence < conf)
 			conf = p->confidence;
 	}
 	return conf;

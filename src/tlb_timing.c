@@ -21,6 +21,11 @@
  * rest are levels; each level's end is refined by bisection between the
  * last N that stays at its time and the first that does not.
  *
+ * On real hardware each sweep runs twice (each point keeps its fastest
+ * time) and every timing waits for quiet (wait_quiet()); timings still
+ * taken busy lower the results' confidence.  Jumps (the ITLB side) walk
+ * one page more than N: the chain's loop tail.
+ *
  * Limits: a TLB level that ends where a data cache does, with a step
  * at most INTERACT times the translation cost paid before it, is taken
  * for the cache.  With scattered page frames a physically indexed cache
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "plan.h"
 #include "sim.h"
 #include "timer.h"
@@ -62,6 +68,13 @@
 #define INTERACT 2.0              /* a cache can scale a translation's cost this much */
 #define THR_STEP 0.003            /* bisection: share of the step that counts as left */
 #define THR_SIGMA 4.0             /* bisection: noise multiples that count as left */
+#define SWEEPS 2                  /* real machine: entries sweeps, each point's fastest kept */
+#define RETRIES 2                 /* times a bisection step over its level is retaken */
+#define REF_LINES 16u             /* the quiet gate's reference: lines of one page */
+#define REF_REPS 2                /* its runs (of T_MIN_NS each) */
+#define QUIET 0.1                 /* quiet: the reference within 10% of its fastest */
+#define QUIET_WAIT_NS 4000000000ULL /* per sweep, at most this long waiting for quiet */
+#define BUSY_SHARE 0.1            /* more timings than this share taken busy: inconclusive */
 
 struct tt {
 	const struct amp_host *host;
@@ -71,6 +84,12 @@ struct tt {
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
+	/* The quiet gate (real machine): the reference's fastest time so
+	 * far, and when waiting for quiet stops. */
+	double quiet;
+	uint64_t deadline;
+	int in_reference;
+	int busy, timings;          /* timings taken past the deadline still unquiet, of all */
 };
 
 /* Which line of its slot (lines long) slot j uses: the sum of j's digits
@@ -91,6 +110,8 @@ static uint64_t spread_line(uint64_t j, uint64_t lines)
 
 /* Time per load of a cyclic chain through off[0..n-1], after warming
  * walks; walks repeated until a run lasts T_MIN_NS, minimum over reps. */
+static int wait_quiet(struct tt *t);
+
 static int time_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off,
 		      size_t n, double *tpl)
 {
@@ -101,6 +122,8 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 	struct amp_run_result res;
 	int seq, rc;
 
+	if (cal && !t->in_reference && wait_quiet(t) < 0)
+		return -1;
 	/* Sized from the last point's time, so the runner's doubling to
 	 * t_min rarely has to step in. */
 	if (cal && t->est > 0 && tmin / (t->est * (double)n) > (double)times)
@@ -124,6 +147,44 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 	*tpl = (double)res.ticks_min / (double)res.accesses;
 	t->est = *tpl;
 	return 0;
+}
+
+/* The quiet gate: something on this project's guests' hosts (a busy
+ * hyperthread beside ours, most likely) slows jumps, and to a lesser
+ * degree loads, by half or more for seconds at a time, and whole sweeps
+ * then lose their shape.  Each timing waits until a reference (REF_LINES
+ * lines of one page, the sweep's own kind of access) runs within QUIET
+ * of its fastest time so far, napping between looks, for at most
+ * QUIET_WAIT_NS per sweep; then times are taken as they come. */
+static int wait_quiet(struct tt *t)
+{
+	const struct timespec nap = { 0, 2000000 };
+	uint64_t off[REF_LINES];
+	double est = t->est, r;
+	unsigned reps = t->reps;
+
+	for (unsigned i = 0; i < REF_LINES; i++)
+		off[i] = ((i * 7) % REF_LINES) * SLOT;
+	t->in_reference = 1;
+	t->timings++;
+	t->reps = REF_REPS < reps ? REF_REPS : reps;
+	for (;;) {
+		r = -1;
+		if (time_chain(t, "tlb-reference", 4096, off, REF_LINES, &r) < 0)
+			break;
+		t->quiet = t->quiet > 0 ? fmin(t->quiet, r) : r;
+		if (r <= (1 + QUIET) * t->quiet)
+			break;
+		if (amp_now_ns() >= t->deadline) {
+			t->busy++;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	t->in_reference = 0;
+	t->reps = reps;
+	t->est = est;
+	return r > 0 ? 0 : -1;
 }
 
 /* ---- analysis helpers ---- */
@@ -226,6 +287,15 @@ static int qt_cluster(const double *v, int n, int *label)
 	return nc;
 }
 
+/* Sweeps of each curve: a busy host (a sibling hyperthread sharing the
+ * TLBs and caches, or slowing the core) only adds time, for a second or
+ * so, so each point keeps its fastest of SWEEPS sweeps, a sweep apart.
+ * The simulated machine has no busy host: one sweep. */
+static int sweeps(const struct tt *t)
+{
+	return t->host->sim ? 1 : SWEEPS;
+}
+
 /* ---- page size ---- */
 
 static int page_size(struct tt *t, struct amp_tlb_timing *o)
@@ -239,25 +309,28 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
 	}
-	o->nstrides = 0;
-	for (uint64_t s = PS_MIN_STRIDE; s <= PS_MAX_STRIDE; s *= 2) {
-		uint64_t lines = s / PS_SLOT, per = s >= PS_CHUNK ? 1 : PS_CHUNK / s;
-		struct amp_rng rng;
+	for (int pass = 0; pass < sweeps(t); pass++) {
+		for (uint64_t s = PS_MIN_STRIDE, j = 0; s <= PS_MAX_STRIDE; s *= 2, j++) {
+			uint64_t lines = s / PS_SLOT, per = s >= PS_CHUNK ? 1 : PS_CHUNK / s;
+			struct amp_rng rng;
+			double v;
 
-		amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
-		if (amp_block_order(off, PS_LOADS, (size_t)per, &rng) < 0) {
-			free(off);
-			snprintf(t->err, t->len, "tlb: out of memory");
-			return -1;
+			amp_rng_seed(&rng, t->seed ^ (s * 0x9e3779b97f4a7c15ull));
+			if (amp_block_order(off, PS_LOADS, (size_t)per, &rng) < 0) {
+				free(off);
+				snprintf(t->err, t->len, "tlb: out of memory");
+				return -1;
+			}
+			for (size_t k = 0; k < PS_LOADS; k++)
+				off[k] = off[k] * s + spread_line(off[k], lines) * PS_SLOT;
+			if (time_chain(t, "tlb-page", PS_LOADS * s, off, PS_LOADS, &v) < 0) {
+				free(off);
+				return -1;
+			}
+			o->stride_ticks[j] = pass ? fmin(o->stride_ticks[j], v) : v;
+			o->strides[j] = s;
+			o->nstrides = (int)j + 1;
 		}
-		for (size_t k = 0; k < PS_LOADS; k++)
-			off[k] = off[k] * s + spread_line(off[k], lines) * PS_SLOT;
-		if (time_chain(t, "tlb-page", PS_LOADS * s, off, PS_LOADS,
-			       &o->stride_ticks[o->nstrides]) < 0) {
-			free(off);
-			return -1;
-		}
-		o->strides[o->nstrides++] = s;
 	}
 	free(off);
 
@@ -456,10 +529,16 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 	int nlv, ntlb;
 
 	sweep_points(o);
-	for (int i = 0; i < o->npoints; i++)
-		if (time_pages(t, o->page, o->pages[i], &o->ticks[i]) < 0 ||
-		    time_packed(t, o->page, o->pages[i], &o->ctl_ticks[i]) < 0)
-			return -1;
+	for (int pass = 0; pass < sweeps(t); pass++)
+		for (int i = 0; i < o->npoints; i++) {
+			double a, c;
+
+			if (time_pages(t, o->page, o->pages[i], &a) < 0 ||
+			    time_packed(t, o->page, o->pages[i], &c) < 0)
+				return -1;
+			o->ticks[i] = pass ? fmin(o->ticks[i], a) : a;
+			o->ctl_ticks[i] = pass ? fmin(o->ctl_ticks[i], c) : c;
+		}
 	base = o->ctl_ticks[0];
 	for (int i = 0; i < o->npoints; i++)
 		y[i] = o->ticks[i] - o->ctl_ticks[i] + base;
@@ -502,12 +581,22 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 
 			if (tlb_part(t, o->page, mid, base, &v) < 0)
 				return -1;
+			/* Noise only adds time: a step over the level is
+			 * believed only when it holds on a second look. */
+			for (int r = 0; r < RETRIES && v > tail + thr; r++) {
+				double again;
+
+				if (tlb_part(t, o->page, mid, base, &again) < 0)
+					return -1;
+				v = fmin(v, again);
+			}
 			if (v <= tail + thr)
 				lo = mid;
 			else
 				hi = mid;
 		}
-		o->lv[o->nlevels].entries = lo;
+		/* A real jump chain's loop tail lies on one page more. */
+		o->lv[o->nlevels].entries = lo + (t->op == AMP_OP_IFETCH && !t->host->sim);
 		o->lv[o->nlevels].hit_ticks = run_median(y, lv[k].head);
 		o->lv[o->nlevels].miss_penalty_ticks = next - tail;
 		o->nlevels++;
@@ -534,12 +623,13 @@ int amp_tlb_timing_measure(const struct amp_host *host, unsigned reps, uint64_t 
 int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsigned reps,
 			      uint64_t seed, struct amp_tlb_timing *out, char *err, size_t len)
 {
-	struct tt t = { host, reps ? reps : 1, seed, 0, err, len, op };
+	struct tt t = { .host = host, .reps = reps ? reps : 1, .seed = seed, .err = err, .len = len, .op = op };
 
 	memset(out, 0, sizeof *out);
 	/* An exact simulated machine gives the same answer every time. */
 	if (host->sim && sim_exact(sim_get_spec(host->sim)))
 		t.reps = 1;
+	t.deadline = amp_now_ns() + QUIET_WAIT_NS;
 	if (page_size(&t, out) < 0)
 		return -1;
 	if (!out->page) {
@@ -547,7 +637,11 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 			 out->page_reason);
 		return 0;
 	}
-	return entries(&t, out);
+	if (entries(&t, out) < 0)
+		return -1;
+	out->busy = t.busy;
+	out->timings = t.timings;
+	return 0;
 }
 
 void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
@@ -577,6 +671,21 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		else
 			amp_param_unknown(&lv->line, "%s", t->page_reason);
 		amp_param_measured(&lv->size, (int64_t)t->lv[k].entries, "timing");
+		/* Confidence: the share of the sweep's timings taken quiet. */
+		for (int j = 0; j < 2 && t->busy; j++) {
+			struct amp_param *p = j ? &lv->size : &lv->line;
+
+			if (!p->known)
+				continue;
+			p->confidence = 1 - (double)t->busy / t->timings;
+			if (t->busy <= BUSY_SHARE * t->timings)
+				continue;
+			p->inconclusive = 1;
+			snprintf(p->reason, sizeof p->reason,
+				 "the machine stayed busy: %d of %d timings of the TLB sweep ran with its reference "
+				 "over %.0f%% above its fastest after waiting %.0f s for quiet",
+				 t->busy, t->timings, QUIET * 100, QUIET_WAIT_NS / 1e9);
+		}
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
 		for (int j = 0; j < AMP_NPARAMS; j++) {

@@ -34,6 +34,10 @@ struct amp_tlb_timing {
 	int nstrides;
 	uint64_t strides[AMP_TLB_MAX_STRIDES];
 	double stride_ticks[AMP_TLB_MAX_STRIDES];
+	/* Real machine: timings taken while still busy after waiting the
+	 * most for quiet (tlb_timing.c's gate), of all timings; over a
+	 * tenth, the results are marked inconclusive. */
+	int busy, timings;
 };
 
 /* Measures the data TLBs of host (real when host->sim is NULL) with the

@@ -3,12 +3,14 @@
  * two TLB levels, set-associative and fully associative, awkward sizes
  * (48 entries 3-way, 1536 12-way, 3072, 96 beside a 48K L1d), exact and
  * noisy machines, contiguous and scattered page frames; a machine with
- * no TLB; and the curves the result carries. */
+ * no TLB; the curves the result carries; a sweep taken while the
+ * machine stayed busy. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "counters.h"
+#include "measure.h"
 #include "sim.h"
 #include "tap.h"
 #include "tlb_timing.h"
@@ -195,6 +197,64 @@ static void test_repeatable(void)
 	sim_destroy(h2.sim);
 }
 
+/* A sweep taken partly while the machine stayed busy (real hardware's
+ * quiet gate gave up waiting): confidence is the share of timings taken
+ * quiet, and over a tenth busy marks page and entries inconclusive. */
+static void test_busy(void)
+{
+	static const struct {
+		int busy, timings;
+		int inconclusive;
+	} rows[] = { { 0, 200, 0 }, { 20, 200, 0 }, { 21, 200, 1 }, { 150, 200, 1 } };
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct amp_host host;
+		struct amp_ctx c;
+		struct amp_tlb_timing o;
+		struct amp_level *dtlb = NULL;
+		char err[256];
+
+		if (build("pii-233", 0, 0, 1, &host) < 0) {
+			tap_ok(0, "pii-233 builds");
+			return;
+		}
+		amp_ctx_init(&c, &host, &amp_backend_sim, 1, 1, 1);
+		amp_ctx_timing(&c);
+		if (amp_levels_discover(&c, NULL, err, sizeof err) < 0) {
+			tap_ok(0, "levels: %s", err);
+			sim_destroy(host.sim);
+			return;
+		}
+		memset(&o, 0, sizeof o);
+		o.page = 4096;
+		o.nlevels = 1;
+		o.lv[0].entries = 64;
+		o.busy = rows[i].busy;
+		o.timings = rows[i].timings;
+		amp_tlb_timing_fill(&c, &o);
+		for (int k = 0; k < c.nlv; k++)
+			if (strcmp(c.lv[k].name, "DTLB") == 0)
+				dtlb = &c.lv[k];
+		tap_ok(dtlb && dtlb->size.known && dtlb->size.value == 64 && dtlb->line.value == 4096,
+		       "busy %d of %d: DTLB 64 entries of 4 KiB pages", rows[i].busy, rows[i].timings);
+		if (!dtlb) {
+			sim_destroy(host.sim);
+			continue;
+		}
+		tap_ok(fabs(dtlb->size.confidence - (1 - (double)rows[i].busy / rows[i].timings)) < 1e-9 &&
+			       dtlb->line.confidence == dtlb->size.confidence,
+		       "busy %d of %d: confidence %.3f is the share taken quiet", rows[i].busy, rows[i].timings,
+		       dtlb->size.confidence);
+		tap_eq(dtlb->size.inconclusive, rows[i].inconclusive, "busy %d of %d: entries %s", rows[i].busy,
+		       rows[i].timings, rows[i].inconclusive ? "inconclusive" : "conclusive");
+		tap_eq(dtlb->line.inconclusive, rows[i].inconclusive, "busy %d of %d: page size alike",
+		       rows[i].busy, rows[i].timings);
+		if (rows[i].inconclusive)
+			tap_has(dtlb->size.reason, "stayed busy", "and the reason says why");
+		sim_destroy(host.sim);
+	}
+}
+
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
@@ -202,5 +262,6 @@ int main(void)
 	test_curves();
 	test_no_tlb();
 	test_repeatable();
+	test_busy();
 	return tap_done();
 }
