@@ -28,6 +28,7 @@
 /* X-Ray 4.5: each level is at least twice as slow as the one above it;
  * clusters closer than this are one level seen through conflicts. */
 #define LEVEL_LATENCY_RATIO 2.0
+#define MIN_LEVEL_POINTS 3       /* a level between two others spans at least this many points */
 /* Main memory: a plateau this many times slower than the first point. */
 #define MEMORY_RATIO 20.0
 
@@ -328,10 +329,11 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 		double lat = sw->ticks[first[i]];
 		int k = sw->nclusters;
 
-		/* Too close to the cluster before: the same level's ramp; a
-		 * lone point between two levels: the step itself. */
+		/* Too close to the cluster before: the same level's ramp; one
+		 * or two points between two levels (sizes a fifth apart): the
+		 * step itself (a guest's L3 fading out shows such a ledge). */
 		if (k > 0 && (lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks ||
-			      (first[i] == last[i] && i + 1 < n))) {
+			      (last[i] - first[i] + 1 < MIN_LEVEL_POINTS && i + 1 < n))) {
 			sw->cl[k - 1].last = last[i];
 			continue;
 		}

@@ -39,6 +39,12 @@ static void test_clustering(void)
 				     9.36, 9.43, 9.53, 9.61, 9.56, 9.65, 9.54, 9.56, 9.68, 9.71, 9.63,
 				     9.47, 9.58, 9.64, 10.53, 15.83, 21.98, 27.50, 32.01, 32.46, 33.12,
 				     37.43, 376.10, 375.57, 366.28, 377.69, 379.03 };
+	/* This machine again: its L3 fading out through a ledge of two
+	 * points (4 and 4.75 MiB) before memory. */
+	static const double ledge[] = { 2.87, 2.86, 2.83, 2.86, 2.93, 3.05, 4.69, 6.09, 8.42, 9.17, 9.56,
+					9.49, 9.40, 9.63, 9.64, 9.50, 9.65, 9.57, 9.67, 9.72, 9.63, 9.88,
+					9.82, 9.74, 9.74, 13.17, 18.90, 23.71, 28.30, 32.52, 32.97, 33.36,
+					34.12, 35.78, 152.08, 170.36, 364.29, 364.01, 361.78, 373.70, 371.81 };
 	/* A dip (noise) and a lone point between two levels. */
 	static const double dip[] = { 4, 4, 3.2, 4, 4, 20, 20, 19, 20, 20, 60, 200, 200, 200, 200, 200 };
 	struct amp_sweep sw;
@@ -60,6 +66,11 @@ static void test_clustering(void)
 	       "L3 latency from its plateau (%.2f)", sw.cl[2].ticks);
 	tap_ok(sw.nclusters == 4 && sw.cl[1].fits >= 22 && sw.cl[1].fits <= 25,
 	       "L2's effective size ends where its plateau does (point %d)", sw.cl[1].fits);
+
+	curve(&sw, ledge, (int)(sizeof ledge / sizeof ledge[0]));
+	tap_eq(sw.nclusters, 4, "two points between L3 and memory are the step, not an L4");
+	tap_ok(sw.nclusters == 4 && sw.cl[2].ticks > 27 && sw.cl[2].ticks < 38 && sw.cl[3].ticks > 300,
+	       "L3 and memory keep their latencies (%.1f, %.1f)", sw.cl[2].ticks, sw.cl[3].ticks);
 
 	curve(&sw, dip, (int)(sizeof dip / sizeof dip[0]));
 	tap_ok(sw.ticks[2] == 4, "monotone: the dip is lifted to its neighbour");
