@@ -116,6 +116,14 @@ void amp_param_measured(struct amp_param *p, int64_t value, const char *method)
 	p->method = method;
 }
 
+uint64_t amp_nearest_line(const struct amp_level *lv)
+{
+	for (; lv; lv = lv->above)
+		if (amp_param_conclusive(&lv->line))
+			return (uint64_t)lv->line.value;
+	return 0;
+}
+
 const struct amp_level *amp_level_top(const struct amp_level *lv)
 {
 	while (lv->above)

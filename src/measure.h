@@ -223,6 +223,9 @@ void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_para
 void amp_param_measured(struct amp_param *p, int64_t value, const char *method);
 /* The first level of lv's side (L1d, L1i, DTLB...). */
 const struct amp_level *amp_level_top(const struct amp_level *lv);
+/* The line of lv or, where it is not known, of the nearest level above
+ * it that knows its own; 0 when none does (lv may be NULL). */
+uint64_t amp_nearest_line(const struct amp_level *lv);
 /* lv's size (bytes or entries) derived from its ways and way size: the
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,

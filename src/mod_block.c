@@ -202,15 +202,11 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 		      char *err, size_t len)
 {
 	struct pairs pr = { c, pair_buffer(c, lv), v, amp_level_top(lv)->hit_ticks, 0 };
-	uint64_t above_line = 0;
+	uint64_t above_line = amp_nearest_line(lv->above); /* an above level may have none */
 	double edge = (lv->hit_ticks + lv->next_ticks) / 2;
 	double cheapest = -1;   /* the cheapest second access past the lines above */
 	double inside = pr.h1;  /* the second access at the distance before */
 
-	/* The nearest line above that is known (one above may have none). */
-	for (const struct amp_level *a = lv->above; a && !above_line; a = a->above)
-		if (amp_param_conclusive(&a->line))
-			above_line = (uint64_t)a->line.value;
 	if (pair_ticks(c, pr.size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &pr.t16, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",

@@ -83,13 +83,12 @@ static int level_bytes(const struct amp_level *lv, uint64_t *bytes, char *why, s
  * miss when the other side pushed it out (MISS_SHARE). */
 static uint64_t probe_unit(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	for (const struct amp_level *a = lv; a; a = a->above)
-		if (amp_param_conclusive(&a->line))
-			return (uint64_t)a->line.value;
-	for (int i = 0; i < c->nlv; i++)
+	uint64_t line = amp_nearest_line(lv);
+
+	for (int i = 0; i < c->nlv && !line; i++)
 		if (c->lv[i].kind == AMP_KIND_CACHE && amp_param_conclusive(&c->lv[i].line))
-			return (uint64_t)c->lv[i].line.value;
-	return 0;
+			line = (uint64_t)c->lv[i].line.value;
+	return line;
 }
 
 /* The regions of one vote; 0, or -1 with why. */
@@ -177,58 +176,47 @@ static int vote_plan(const struct amp_ctx *c, const struct amp_level *lv, const 
 	return 0;
 }
 
-/* The second load's ticks per access in the plan of one vote (control
- * or not), timed alone, once per run (a second walk would hit). */
-static int second_load_ticks(struct amp_ctx *c, const struct amp_level *lv, const struct probe *pr, unsigned v,
-			     int control, double *t, char *err, size_t len)
-{
-	double save = c->t_min_ticks;
-	struct amp_plan p;
-	int rc;
-
-	if (vote_plan(c, lv, pr, v, control, &p, err, len) < 0)
-		return -1;
-	c->t_min_ticks = 0;
-	rc = amp_timing_ticks(c, &p, t, err, len);
-	c->t_min_ticks = save;
-	amp_plan_free(&p);
-	return rc;
-}
-
 /* By timing: the second load with the other side's pass, less the same
  * without it (timed just before and just after), over the latency gap,
- * is the share that missed.  Something on this project's guests' hosts
- * (see mod_icache.c) slows or crowds the caches for seconds at a time;
- * a vote whose two controls disagree by more than UNSTEADY ran across a
- * change and is taken again after a nap, up to STEADY_TRIES times.  0,
- * or -1 with err. */
+ * is the share that missed; each run as given (a second walk would
+ * hit).  Something on this project's guests' hosts (see mod_icache.c)
+ * slows or crowds the caches for seconds at a time; a try whose two
+ * controls disagree by more than UNSTEADY ran across a change and is
+ * taken again after a nap, up to STEADY_TRIES times.  0, or -1 with err. */
 static int timed_misses(struct amp_ctx *c, const struct amp_level *lv, const struct probe *pr, unsigned v,
 			double *misses, char *err, size_t len)
 {
 	const struct timespec nap = { 0, 2000000 };
-	double before, t, after;
+	struct amp_plan test, control;
+	double before = 0, t, after = 0;
+	int rc = -1;
 
-	for (int k = 0; k < STEADY_TRIES; k++) {
-		if (second_load_ticks(c, lv, pr, v, 1, &before, err, len) < 0 ||
-		    second_load_ticks(c, lv, pr, v, 0, &t, err, len) < 0 ||
-		    second_load_ticks(c, lv, pr, v, 1, &after, err, len) < 0)
-			return -1;
-		if (fabs(after - before) <= UNSTEADY * fmin(before, after)) {
-			struct amp_trace_ev e = { .kind = AMP_TR_COUNT, .plan = "unified", .method = "timing",
-						  .region = pr->other, .accesses = pr->bytes / pr->unit };
-
-			*misses = (t - fmax(before, after)) / (lv->next_ticks - lv->hit_ticks) *
-				  (double)e.accesses;
-			e.misses = *misses;
-			if (amp_tracing())
-				amp_trace(&e);
-			return 0;
-		}
-		nanosleep(&nap, NULL); /* let the spell pass */
+	if (vote_plan(c, lv, pr, v, 0, &test, err, len) < 0)
+		return -1;
+	if (vote_plan(c, lv, pr, v, 1, &control, err, len) < 0) {
+		amp_plan_free(&test);
+		return -1;
 	}
-	snprintf(err, len, "%s: the machine's speed changed during every one of %d tries (controls %.1f and %.1f ticks)",
-		 lv->name, STEADY_TRIES, before, after);
-	return -1;
+	for (int k = 0; k < STEADY_TRIES && rc < 0; k++) {
+		if (amp_timing_ticks_once(c, &control, &before, err, len) < 0 ||
+		    amp_timing_ticks_once(c, &test, &t, err, len) < 0 ||
+		    amp_timing_ticks_once(c, &control, &after, err, len) < 0)
+			break;
+		if (fabs(after - before) <= UNSTEADY * fmin(before, after)) {
+			*misses = (t - fmax(before, after)) / (lv->next_ticks - lv->hit_ticks) *
+				  (double)(pr->bytes / pr->unit);
+			amp_trace_count(&test, "timing", *misses);
+			rc = 0;
+		} else if (k + 1 < STEADY_TRIES) {
+			nanosleep(&nap, NULL); /* let the spell pass */
+		} else {
+			snprintf(err, len, "%s: the machine's speed changed during every one of %d tries (controls %.1f and %.1f ticks)",
+				 lv->name, STEADY_TRIES, before, after);
+		}
+	}
+	amp_plan_free(&test);
+	amp_plan_free(&control);
+	return rc;
 }
 
 static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,

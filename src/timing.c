@@ -60,6 +60,11 @@ int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char 
 	return timed(c, p, c->reps, c->t_min_ticks, ticks, err, len);
 }
 
+int amp_timing_ticks_once(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len)
+{
+	return timed(c, p, c->reps, 0, ticks, err, len);
+}
+
 int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p,
 		      double *misses, char *err, size_t len)
 {
@@ -70,7 +75,7 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 		snprintf(err, len, "%s: no latency gap to the level below", lv->name);
 		return -1;
 	}
-	if (timed(c, p, c->reps, 0, &ticks, err, len) < 0)
+	if (amp_timing_ticks_once(c, p, &ticks, err, len) < 0)
 		return -1;
 	*misses = (ticks - lv->hit_ticks) * (double)n / gap;
 	if (*misses < 0)

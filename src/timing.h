@@ -53,6 +53,10 @@ int amp_qt_runs(const double *y, int n, int *first, int *last, int max);
  * pass counts may be changed.  0, or -1 with err. */
 int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);
 
+/* The same with each run as given (no doubling: the passes before the
+ * measured ones set up a state that one walk uses up). */
+int amp_timing_ticks_once(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);
+
 /* Misses of lv over plan p's measured passes, from time: each run as
  * given (no doubling: the passes before the measured ones set up a state
  * that one walk uses up), the minimum over c->reps runs; every measured

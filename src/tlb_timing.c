@@ -88,7 +88,6 @@ struct tt {
 	 * far, and when waiting for quiet stops. */
 	double quiet;
 	uint64_t deadline;
-	int in_reference;
 	int busy, timings;          /* timings taken past the deadline still unquiet, of all */
 };
 
@@ -109,11 +108,11 @@ static uint64_t spread_line(uint64_t j, uint64_t lines)
 }
 
 /* Time per load of a cyclic chain through off[0..n-1], after warming
- * walks; walks repeated until a run lasts T_MIN_NS, minimum over reps. */
-static int wait_quiet(struct tt *t);
-
-static int time_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off,
-		      size_t n, double *tpl)
+ * walks; walks repeated until a run lasts T_MIN_NS (sized from the last
+ * timed point's speed, so the runner's doubling rarely steps in),
+ * minimum over reps runs. */
+static int run_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off, size_t n,
+		     unsigned reps, double *tpl)
 {
 	const struct amp_timer_cal *cal = t->host->sim ? NULL : amp_timer();
 	double tmin = cal ? T_MIN_NS * cal->ticks_per_ns : 0;
@@ -122,10 +121,6 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 	struct amp_run_result res;
 	int seq, rc;
 
-	if (cal && !t->in_reference && wait_quiet(t) < 0)
-		return -1;
-	/* Sized from the last point's time, so the runner's doubling to
-	 * t_min rarely has to step in. */
 	if (cal && t->est > 0 && tmin / (t->est * (double)n) > (double)times)
 		times = (uint64_t)ceil(tmin / (t->est * (double)n));
 	if (times > 1u << 24)
@@ -140,12 +135,11 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
 	}
-	rc = amp_run(&plan, t->host, NULL, t->reps, &res, t->err, t->len);
+	rc = amp_run(&plan, t->host, NULL, reps, &res, t->err, t->len);
 	amp_plan_free(&plan);
 	if (rc < 0)
 		return -1;
 	*tpl = (double)res.ticks_min / (double)res.accesses;
-	t->est = *tpl;
 	return 0;
 }
 
@@ -160,31 +154,37 @@ static int wait_quiet(struct tt *t)
 {
 	const struct timespec nap = { 0, 2000000 };
 	uint64_t off[REF_LINES];
-	double est = t->est, r;
-	unsigned reps = t->reps;
+	unsigned reps = REF_REPS < t->reps ? REF_REPS : t->reps;
+	double r;
 
 	for (unsigned i = 0; i < REF_LINES; i++)
 		off[i] = ((i * 7) % REF_LINES) * SLOT;
-	t->in_reference = 1;
 	t->timings++;
-	t->reps = REF_REPS < reps ? REF_REPS : reps;
 	for (;;) {
-		r = -1;
-		if (time_chain(t, "tlb-reference", 4096, off, REF_LINES, &r) < 0)
-			break;
+		if (run_chain(t, "tlb-reference", 4096, off, REF_LINES, reps, &r) < 0)
+			return -1;
 		t->quiet = t->quiet > 0 ? fmin(t->quiet, r) : r;
 		if (r <= (1 + QUIET) * t->quiet)
-			break;
+			return 0;
 		if (amp_now_ns() >= t->deadline) {
 			t->busy++;
-			break;
+			return 0;
 		}
 		nanosleep(&nap, NULL);
 	}
-	t->in_reference = 0;
-	t->reps = reps;
-	t->est = est;
-	return r > 0 ? 0 : -1;
+}
+
+/* A sweep's timing: run_chain once the machine is quiet (real machine),
+ * its speed kept to size the next one. */
+static int time_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off,
+		      size_t n, double *tpl)
+{
+	if (!t->host->sim && wait_quiet(t) < 0)
+		return -1;
+	if (run_chain(t, name, region, off, n, t->reps, tpl) < 0)
+		return -1;
+	t->est = *tpl;
+	return 0;
 }
 
 /* ---- analysis helpers ---- */
