@@ -86,8 +86,9 @@ static void measurement_line(const struct amp_trace_ev *e)
 						     : "fits: every line stays");
 		break;
 	case AMP_TR_TIMED:
-		fprintf(ex.out, "     timed walk of %llu lines: %+.2f ticks per access over the all-L1 reference, "
-			"share missing %s %.2f\n", (unsigned long long)e->lines, e->excess, e->lv->name, e->rate);
+		fprintf(ex.out, "     timed walk of %llu lines: %+.2f ticks per access over %s, "
+			"share missing %s %.2f\n", (unsigned long long)e->lines, e->excess,
+			e->text ? e->text : "the all-L1 reference", e->lv->name, e->rate);
 		break;
 	case AMP_TR_POINT:
 		fprintf(ex.out, "     %s %g: %s %.3g\n", e->xname, e->x, e->yname, e->y);

@@ -398,14 +398,18 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
 {
 	int rc = cyclic_rate_walk(c, lv, base, stride, n, evict, far_unit, rate, err, len);
 
-	if (rc == 0 && amp_tracing()) {
-		struct amp_trace_ev e = { .kind = AMP_TR_WALK, .lv = lv, .lines = n, .stride = stride,
-					  .evict = evict, .rate = *rate,
-					  .method = amp_method_names[lv->method] };
-
-		amp_trace(&e);
-	}
+	if (rc == 0)
+		amp_trace_walk(lv, n, stride, evict, *rate);
 	return rc;
+}
+
+void amp_trace_walk(const struct amp_level *lv, uint64_t n, uint64_t stride, int evict, double rate)
+{
+	struct amp_trace_ev e = { .kind = AMP_TR_WALK, .lv = lv, .lines = n, .stride = stride,
+				  .evict = evict, .rate = rate, .method = amp_method_names[lv->method] };
+
+	if (amp_tracing())
+		amp_trace(&e);
 }
 
 int amp_cyclic_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,

@@ -125,6 +125,12 @@ struct amp_ctx {
 		uint64_t bytes;         /* code it covered at fetch_jumps per line */
 		char method[200];
 	} opcache;
+	/* Timing, real machine: the quiet gate of code walks (timing.c):
+	 * its reference's fastest time, and when waiting for quiet ends. */
+	struct {
+		double ticks;
+		uint64_t deadline;
+	} code_quiet;
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };
@@ -167,6 +173,8 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 		       char *err, size_t len);
+/* Tells the observers of a cyclic walk's rate (amp_cyclic_rate_ex does). */
+void amp_trace_walk(const struct amp_level *lv, uint64_t n, uint64_t stride, int evict, double rate);
 /* Adds to p a sequence visiting test[0..n-1] in order, each followed by
  * lines that evict it from the level above (same set there, never lv's
  * set of it): every test access then reaches lv.  The test lines must be

@@ -17,6 +17,7 @@
  * inclusion module then separates its own share. */
 #include "config.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include "measure.h"
 #include "insn_timing.h"
 
@@ -55,14 +56,54 @@ struct search {
 	uint64_t way; /* the power-of-two way size found (sets_factor_vote) */
 	int evict_failed; /* needed evictors, and the walks with them failed */
 	uint64_t hi; /* timing: a stride known to be a multiple of the way */
+	double fastest; /* code by timing: the fastest base walk of this vote */
+	int pair; /* code by timing: each walk against one of ways lines first */
 };
 static _Thread_local struct search search;
+
+/* Code by timing: walks are judged against the fastest of their vote
+ * (amp_timing_code_rate), so the first walks of a vote must fit. */
+static int code_by_time(const struct amp_level *lv)
+{
+	return lv->side == AMP_SIDE_INSN && lv->method == AMP_METHOD_TIMING;
+}
+
+static int code_walk(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride,
+		     uint64_t n, int base_walk, int *yes, char *err, size_t len)
+{
+	uint64_t *off = malloc(n * sizeof *off);
+	double rate;
+	int rc;
+
+	if (!off) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		off[i] = base + i * stride;
+	rc = amp_timing_code_rate(c, lv, off, n, base + stride * (n - 1) + 64, &search.fastest,
+				  base_walk, &rate, err, len);
+	free(off);
+	if (rc < 0)
+		return -1;
+	amp_trace_walk(lv, n, stride, 0, rate);
+	*yes = amp_thrashes(lv, rate);
+	return 0;
+}
 
 static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride,
 		  uint64_t n, int *yes, char *err, size_t len)
 {
 	double rate;
 
+	if (code_by_time(lv) && search.pair) {
+		/* Against ways lines at the same stride, which fit. */
+		search.fastest = 0;
+		if (code_walk(c, lv, base, stride, (uint64_t)lv->thrash_ways, 1, yes, err, len) < 0)
+			return -1;
+	}
+	if (code_by_time(lv))
+		return code_walk(c, lv, base, stride, n, amp_code_base_walk(c, n, stride), yes, err, len);
 	if (amp_cyclic_rate_ex(c, lv, base, stride, n, search.evict, stride_max(lv), &rate,
 			       err, len) < 0)
 		return -1;
@@ -71,7 +112,12 @@ static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64
 }
 
 /* Smallest number of lines `stride` apart that thrash (doubling, then
- * bisection): ways + 1 once the stride is a multiple of the way size. */
+ * bisection): ways + 1 once the stride is a multiple of the way size.
+ * Code by timing: the doubling stops only where twice as many lines
+ * thrash too.  An op cache that a few lines of one set half fill swaps
+ * between serving them and not, and such a walk can be slower than one
+ * that misses the L1i (on this project's Zen 5 guests 3 lines at a 4 KiB
+ * stride, 8 jumps a line: 14.5 ticks a line, 8.6 at 2 and at 8 lines). */
 static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t s,
 			   uint64_t *first, char *err, size_t len)
 {
@@ -80,6 +126,9 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 
 	while (hi <= MAX_WAYS) {
 		if (thrash(c, lv, base, s, hi, &yes, err, len) < 0)
+			return -1;
+		if (yes && code_by_time(lv) && 2 * hi <= MAX_WAYS &&
+		    thrash(c, lv, base, s, 2 * hi, &yes, err, len) < 0)
 			return -1;
 		if (yes)
 			break;
@@ -114,6 +163,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 {
 	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2;
 
+	search.fastest = 0;
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		if (smallest_thrash(c, lv, base, s, &n, err, len) < 0)
 			return -1;
@@ -137,16 +187,31 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		if (n2 == n)
 			break;
 	}
-	if (2 * s > search.hi)
+	/* Any stride where the length settled is a multiple of the way.
+	 * Code takes the smallest: far-apart lines of code pay for more
+	 * than their set, and the walk one line over (way_vote) must
+	 * thrash clearly against the one that fits. */
+	if (code_by_time(lv) ? !search.hi || 2 * s < search.hi : 2 * s > search.hi)
 		search.hi = 2 * s;
+
 	*value = (int64_t)(n - 1);
 	return 0;
 }
 
-static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
-		    char *err, size_t len)
+/* Lines per walk of the way search: one more than fit a set.  Code by
+ * timing takes twice as many, which still fit two sets a half way apart:
+ * one line over often costs a fraction of a miss on real hardware (8.6
+ * ticks a line of 8 at a 4 KiB stride, 9.5-14 of 9, 17-19 of 16 on this
+ * project's Zen 5 guests). */
+static uint64_t way_walk_lines(const struct amp_level *lv)
 {
-	uint64_t unit = unit_of(lv), n = (uint64_t)lv->thrash_ways + 1;
+	return code_by_time(lv) ? 2 * (uint64_t)lv->thrash_ways : (uint64_t)lv->thrash_ways + 1;
+}
+
+static int way_search(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		      char *err, size_t len)
+{
+	uint64_t unit = unit_of(lv), n = way_walk_lines(lv);
 	uint64_t base = vote_base(lv, v), lo = unit, hi = search.hi ? search.hi : stride_max(lv);
 	int yes;
 
@@ -191,6 +256,20 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	}
 	*value = (int64_t)hi;
 	return 0;
+}
+
+/* Code by timing: each walk of the way search is judged against ways
+ * lines at its stride, which fit (how fast fitting code runs varies
+ * with its layout: an op cache serves some of it). */
+static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+		    char *err, size_t len)
+{
+	int rc;
+
+	search.pair = code_by_time(lv);
+	rc = way_search(c, lv, v, value, err, len);
+	search.pair = 0;
+	return rc;
 }
 
 /* Sets that are no power of two (f x 2^k, f odd): lines a power-of-two
@@ -266,17 +345,6 @@ static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 {
 	if (amp_insn_blocks_refusal(c, lv, why, len))
 		return 0;
-	/* Real code: jump chains at way strides conflict beyond their set
-	 * (and an op cache sits in front), which this thrash test takes for
-	 * a small associativity (2 ways, 8 KiB, on this project's Zen 5
-	 * guests, run after run).  Better no value than a wrong one; the
-	 * I-cache control loop still gives the effective size. */
-	if (lv->side == AMP_SIDE_INSN && lv->method == AMP_METHOD_TIMING && !c->host->sim) {
-		snprintf(why, len, "not measured by timing on real hardware: jump chains at way strides "
-			 "conflict beyond their set, and the thrash test reads that as a small associativity "
-			 "(see amp(1), INSTRUCTION SIDE BY TIMING)");
-		return 0;
-	}
 	/* By timing the line comes after the geometry (mod_block.c). */
 	if (lv->method == AMP_METHOD_COUNTERS && (!lv->line.known || lv->line.inconclusive)) {
 		snprintf(why, len, "needs the %s size first (%s)",

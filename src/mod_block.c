@@ -67,7 +67,8 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 {
 	uint64_t set[AMP_MAX_CONG], moved[AMP_MAX_CONG], region, a = (uint64_t)lv->assoc.value;
 	uint64_t limit = c->page;
-	double rate;
+	double rate, fastest = 0;
+	int code = lv->side == AMP_SIDE_INSN;
 
 	if (!class_of(lv, v, set, &region)) {
 		snprintf(err, len, "%s: no lines known to share a set", lv->name);
@@ -75,13 +76,19 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	}
 	if (lv->way.known && (uint64_t)lv->way.value < limit)
 		limit = (uint64_t)lv->way.value;
+	/* Code is judged against a walk of the same lines (amp_timing_code_rate):
+	 * the half that stays, which fits. */
+	if (code && amp_timing_code_rate(c, lv, set, a, region + limit, &fastest, 1, &rate, err, len) < 0)
+		return -1;
 	for (uint64_t b = 8; b < limit; b *= 2) {
 		/* Stay inside the lines' page: its frame keeps the set bits. */
 		if ((set[0] % c->page) + b >= c->page)
 			break;
 		for (uint64_t i = 0; i < 2 * a; i++)
 			moved[i] = set[i] + (i >= a ? b : 0);
-		if (amp_timing_rate(c, lv, moved, 2 * a, region + limit, &rate, err, len) < 0)
+		if ((code ? amp_timing_code_rate(c, lv, moved, 2 * a, region + limit, &fastest, 0, &rate,
+						 err, len)
+			  : amp_timing_rate(c, lv, moved, 2 * a, region + limit, &rate, err, len)) < 0)
 			return -1;
 		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved half of the set (bytes)",
 				(double)b, "share_missing", "share of accesses missing (from time; 1 = all)", rate, 0);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "timer.h"
 #include "util.h"
 #include "timing.h"
@@ -192,6 +193,102 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 		amp_trace(&e);
 	}
 	return 0;
+}
+
+/* Code walks by timing are judged against the fastest walk of their
+ * search, not against an all-L1 reference (amp_timing_excess): an op
+ * cache in front of the L1i serves the reference, spread over its sets,
+ * and not a walk in one set; and code lines a set stride apart that miss
+ * cost far more than the code sweep's gap (sequential code is
+ * prefetched).  On this project's Zen 5 guests: 8.6 ticks a line that
+ * hits, 12-19 that misses, a sweep gap of 2.5.  A line that misses costs
+ * at least this share of a hit more, so THRASH_RATE_TIMING (0.8) is a
+ * walk 25% slower than the fastest.  Only walks whose code an op cache
+ * cannot hold may set the fastest (amp_code_base_walk). */
+#define CODE_MISS_SHARE 0.3125
+/* With an op cache: lines a page apart share its set too, and 4 of them
+ * at 8 jumps a line overflow it (fewer may be served from it, faster
+ * than from the L1i: 10.2 ticks a line of 1, 7.4 of 8 at 1 KiB apart). */
+#define CODE_BASE_LINES 4
+
+/* The quiet gate of code walks (real machine): something on this
+ * project's guests' hosts (a busy hyperthread beside ours, most likely)
+ * slows jumps by half for seconds at a time, and a fitting walk then
+ * reads as one that thrashes.  A walk counts when a reference (16 lines
+ * of one page) timed just before it runs within CODE_QUIET of its
+ * fastest; amp naps and tries again, for at most CODE_QUIET_WAIT_NS in
+ * the whole run, then takes times as they come.  (mod_icache.c and
+ * tlb_timing.c gate their own kinds of walk the same way.) */
+#define CODE_QUIET 0.1
+#define CODE_QUIET_WAIT_NS 6000000000ULL
+#define CODE_REF_LINES 16
+
+static int code_walk_quiet(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64_t region,
+			   struct amp_rng *order, double *t, char *err, size_t len)
+{
+	const struct timespec nap = { 0, 2000000 };
+	uint64_t ref[CODE_REF_LINES];
+
+	if (c->host->sim)
+		return walk_ticks(c, off, n, region, order, AMP_OP_IFETCH, t, err, len);
+	for (unsigned i = 0; i < CODE_REF_LINES; i++)
+		ref[i] = i * (c->page / CODE_REF_LINES);
+	if (!c->code_quiet.deadline)
+		c->code_quiet.deadline = amp_now_ns() + CODE_QUIET_WAIT_NS;
+	for (;;) {
+		struct amp_rng again = *order, ref_order;
+		double r;
+
+		amp_rng_seed(&ref_order, 1);
+		if (walk_ticks(c, ref, CODE_REF_LINES, 2 * c->page, &ref_order, AMP_OP_IFETCH, &r, err, len) < 0 ||
+		    walk_ticks(c, off, n, region, &again, AMP_OP_IFETCH, t, err, len) < 0)
+			return -1;
+		if (!(c->code_quiet.ticks > 0) || r < c->code_quiet.ticks)
+			c->code_quiet.ticks = r;
+		if (r <= (1 + CODE_QUIET) * c->code_quiet.ticks || amp_now_ns() >= c->code_quiet.deadline) {
+			*order = again;
+			return 0;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
+int amp_timing_code_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			 uint64_t n, uint64_t region, double *fastest, int update, double *rate,
+			 char *err, size_t len)
+{
+	struct amp_rng order;
+	double t;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (off[i] + 64 > region)
+			region = off[i] + 64;
+	/* The chain's loop tail sits at the region's end: there, on a line
+	 * whose set bits (any of 64 B .. a page) all differ from the first
+	 * line's, not in the set walked (at a page boundary it would be
+	 * one more line of set 0). */
+	region = (region + c->page - 1) / c->page * c->page + (((off[0] % c->page) & ~63ULL) ^ (c->page - 64));
+	amp_rng_seed(&order, amp_rng_next(&c->rng));
+	if (code_walk_quiet(c, off, n, region, &order, &t, err, len) < 0)
+		return -1;
+	if (update && (*fastest <= 0 || t < *fastest))
+		*fastest = t;
+	*rate = *fastest > 0 ? (t - *fastest) / (CODE_MISS_SHARE * *fastest) : 0;
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_TIMED, .lv = lv, .lines = n, .region = region,
+					  .excess = *fastest > 0 ? t - *fastest : 0, .rate = *rate, .method = "timing",
+					  .text = "the fastest code walk" };
+
+		amp_trace(&e);
+	}
+	return 0;
+}
+
+int amp_code_base_walk(const struct amp_ctx *c, uint64_t n, uint64_t stride)
+{
+	if (c->opcache.entries <= 0)
+		return 1;
+	return n >= CODE_BASE_LINES && stride % c->page == 0;
 }
 
 int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,

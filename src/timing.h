@@ -73,6 +73,18 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		    uint64_t region, double *rate, char *err, size_t len);
 
+/* Code walks (instruction side by timing): the share of a miss by which
+ * a cyclic walk over off[0..n-1] is slower than *fastest, the fastest
+ * base walk of the caller's search so far (0 at its start: rate 0; with
+ * `update`, this walk is a base walk and may lower it).  A rate of
+ * THRASH_RATE_TIMING is a walk a quarter slower.  0, or -1 with err. */
+int amp_timing_code_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			 uint64_t n, uint64_t region, double *fastest, int update, double *rate,
+			 char *err, size_t len);
+/* Whether a code walk of n lines `stride` apart may be a base walk: one
+ * that no op cache in front of the L1i can serve (any, without one). */
+int amp_code_base_walk(const struct amp_ctx *c, uint64_t n, uint64_t stride);
+
 /* The walk's ticks per access minus those of its reference (the same
  * pages, every line an L1 hit): what the caches below L1 cost it. */
 int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,

@@ -39,7 +39,7 @@ struct amp_trace_ev {
 	unsigned vote, votes;
 	int failed;
 	int64_t value;
-	const char *text;                 /* a failed vote's reason */
+	const char *text;                 /* a failed vote's reason; TIMED: what the walk is compared with */
 	const struct amp_param *result;   /* DECIDED */
 	const char *xname, *yname;        /* POINT: CSV column names */
 	const char *xlabel, *ylabel;      /* POINT: chart axes, with units */
