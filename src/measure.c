@@ -242,6 +242,10 @@ int amp_region_half(const struct amp_level *lv, uint64_t *half, uint64_t *above,
 		snprintf(why, len, "needs the size first (%s)", lv->size.reason);
 		return -1;
 	}
+	if (!amp_param_conclusive(&lv->line) || lv->line.value <= 0) {
+		snprintf(why, len, "needs the line first (%s)", lv->line.reason);
+		return -1;
+	}
 	unit = (uint64_t)lv->line.value;
 	*half = (uint64_t)lv->size.value / 2 / unit * unit;
 	if (*half < unit) {
