@@ -127,9 +127,12 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 	while (hi <= MAX_WAYS) {
 		if (thrash(c, lv, base, s, hi, &yes, err, len) < 0)
 			return -1;
-		if (yes && code_by_time(lv) && 2 * hi <= MAX_WAYS &&
-		    thrash(c, lv, base, s, 2 * hi, &yes, err, len) < 0)
-			return -1;
+		if (yes && code_by_time(lv) && 2 * hi <= MAX_WAYS) {
+			if (thrash(c, lv, base, s, 2 * hi, &yes, err, len) < 0)
+				return -1;
+			if (!yes)
+				hi *= 2; /* twice as many fit: go on from there */
+		}
 		if (yes)
 			break;
 		hi *= 2;

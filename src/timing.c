@@ -195,6 +195,16 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 	return 0;
 }
 
+/* A walk's region: at least `region`, covering every line of off[], in
+ * whole pages. */
+static uint64_t whole_pages(const struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64_t region)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (off[i] + 64 > region)
+			region = off[i] + 64;
+	return (region + c->page - 1) / c->page * c->page;
+}
+
 /* Code walks by timing are judged against the fastest walk of their
  * search, not against an all-L1 reference (amp_timing_excess): an op
  * cache in front of the L1i serves the reference, spread over its sets,
@@ -260,14 +270,11 @@ int amp_timing_code_rate(struct amp_ctx *c, const struct amp_level *lv, const ui
 	struct amp_rng order;
 	double t;
 
-	for (uint64_t i = 0; i < n; i++)
-		if (off[i] + 64 > region)
-			region = off[i] + 64;
 	/* The chain's loop tail sits at the region's end: there, on a line
 	 * whose set bits (any of 64 B .. a page) all differ from the first
 	 * line's, not in the set walked (at a page boundary it would be
 	 * one more line of set 0). */
-	region = (region + c->page - 1) / c->page * c->page + (((off[0] % c->page) & ~63ULL) ^ (c->page - 64));
+	region = whole_pages(c, off, n, region) + (((off[0] % c->page) & ~63ULL) ^ (c->page - 64));
 	amp_rng_seed(&order, amp_rng_next(&c->rng));
 	if (code_walk_quiet(c, off, n, region, &order, &t, err, len) < 0)
 		return -1;
@@ -307,10 +314,7 @@ int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint6
 		return -1;
 	}
 	/* Whole pages: the reference moves lines within theirs. */
-	for (uint64_t i = 0; i < n; i++)
-		if (off[i] + 64 > region)
-			region = off[i] + 64;
-	region = (region + c->page - 1) / c->page * c->page;
+	region = whole_pages(c, off, n, region);
 	amp_rng_seed(&order, amp_rng_next(&c->rng));
 	order_ref = order;
 	if (walk_ticks(c, off, n, region, &order, op, &t, err, len) < 0 ||
