@@ -476,6 +476,15 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		return 0;
 	if (!way.known || way.inconclusive) {
 		amp_param_unknown(&lv->size, "needs the way size (%s)", way.reason);
+		/* Code by timing: 2 x ways lines that thrash at no stride (or
+		 * at no stride most votes agree on) do not confirm the ways:
+		 * on real hardware a busy host or an op cache can make a few
+		 * lines of one set look like a thrashing walk. */
+		if (code_by_time(lv) && lv->assoc.known) {
+			lv->assoc.inconclusive = 1;
+			snprintf(lv->assoc.reason, sizeof lv->assoc.reason,
+				 "the way search did not confirm it (%s)", way.reason);
+		}
 		return 0;
 	}
 	lv->fully_associative = way.value == unit;

@@ -388,9 +388,10 @@ static int cmp_i64(const void *a, const void *b)
 /* The thrash tests' size (ways x way) against this capacity: code whose
  * layout an op cache serves in part can fake a way size (on this
  * project's Zen 5 guests 512 B or 2 KiB in 1 of 6 runs, where the
- * capacity search is within 3% of 32 KiB).  Where the two disagree by
- * more than SIZE_CHECK, the way size, the size and the line found in
- * its sets are inconclusive; the capacity stands as measured. */
+ * capacity search is within 3% of 32 KiB; 2 ways in busy spells).
+ * Where the two disagree by more than SIZE_CHECK, the associativity, the
+ * way size, the size and the line found in its sets are inconclusive;
+ * the capacity stands as measured. */
 #define SIZE_CHECK 0.25
 
 static void geometry_check(struct amp_level *lv)
@@ -403,7 +404,7 @@ static void geometry_check(struct amp_level *lv)
 	off = fabs((double)lv->size.value - (double)e->value) / (double)e->value;
 	if (off <= SIZE_CHECK)
 		return;
-	struct amp_param *ps[] = { &lv->way, &lv->size, &lv->line };
+	struct amp_param *ps[] = { &lv->assoc, &lv->way, &lv->size, &lv->line };
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
 		if (!ps[i]->known)
 			continue;

@@ -82,7 +82,8 @@ int amp_timing_code_rate(struct amp_ctx *c, const struct amp_level *lv, const ui
 			 uint64_t n, uint64_t region, double *fastest, int update, double *rate,
 			 char *err, size_t len);
 /* Whether a code walk of n lines `stride` apart may be a base walk: one
- * that no op cache in front of the L1i can serve (any, without one). */
+ * that no op cache in front of the L1i can serve (any, with one jump a
+ * line: the simulated machine). */
 int amp_code_base_walk(const struct amp_ctx *c, uint64_t n, uint64_t stride);
 
 /* The walk's ticks per access minus those of its reference (the same

@@ -202,8 +202,75 @@ static void test_blocks(void)
 	}
 }
 
+/* Checks that keep wrong geometry from passing as measured, on pii-233
+ * timed: the line's control (the class of 2 x ways lines a way apart
+ * must thrash unmoved), the size check against the capacity search,
+ * and the L1i-hit floor under code walks where an op cache sits in
+ * front. */
+extern const struct amp_module amp_module_block_l1, amp_module_icache;
+
+static void test_checks(void)
+{
+	struct mod_sim *ms = calloc(1, sizeof *ms);
+	char err[AMP_REASON_LEN] = "";
+	struct amp_level *lv;
+	int64_t way, ways;
+
+	if (timed(ms, "pii-233", 0, 1, err, sizeof err) < 0 || !(lv = mod_sim_level(ms, "L1i")) ||
+	    !amp_param_conclusive(&lv->way) || !amp_param_conclusive(&lv->assoc)) {
+		tap_ok(0, "pii-233 timed, L1i geometry: %s", err);
+		goto out;
+	}
+	way = lv->way.value;
+	ways = lv->assoc.value;
+	struct amp_ctx *c = &ms->ctx;
+
+	/* A way size a quarter too small spreads the class over 4 sets. */
+	lv->way.value = way / 4;
+	amp_module_block_l1.run(c, lv, err, sizeof err);
+	tap_ok(!amp_param_conclusive(&lv->line) && strstr(lv->line.reason, "fit unmoved"),
+	       "L1i way taken as %lld B: no line, the class fits unmoved (%s)", (long long)(way / 4),
+	       lv->line.reason);
+	lv->way.value = way;
+	amp_module_block_l1.run(c, lv, err, sizeof err);
+	tap_ok(is(&lv->line, spec_of(ms, SIM_CACHE, 1)->line), "L1i true way: line %lld again",
+	       (long long)mod_sim_value(&lv->line));
+
+	/* Half the ways: ways x way is half the capacity search's. */
+	lv->assoc.value = ways / 2;
+	lv->size.value = ways / 2 * way;
+	amp_module_icache.run(c, lv, err, sizeof err);
+	tap_ok(lv->assoc.inconclusive && lv->way.inconclusive && lv->size.inconclusive &&
+	       lv->line.inconclusive && strstr(lv->assoc.reason, "off the capacity search"),
+	       "L1i with %lld ways: ways, way, size and line inconclusive (%s)", (long long)(ways / 2),
+	       lv->assoc.reason);
+
+	/* A reference an op cache served (half the fitting time): a fitting
+	 * walk reads as thrashing against it, and fits against the hit. */
+	uint64_t off[64];
+	double fast = 0, rate_none, rate_op;
+
+	for (int64_t i = 0; i < ways; i++)
+		off[i] = (uint64_t)(i * way);
+	lv->assoc.inconclusive = 0;
+	amp_timing_code_rate(c, lv, off, (uint64_t)ways, (uint64_t)(ways * way), &fast, 1, &rate_none, err, sizeof err);
+	lv->hit_ticks = fast;
+	fast /= 2;
+	c->opcache.entries = 0;
+	amp_timing_code_rate(c, lv, off, (uint64_t)ways, (uint64_t)(ways * way), &fast, 0, &rate_none, err, sizeof err);
+	c->opcache.entries = 1024;
+	amp_timing_code_rate(c, lv, off, (uint64_t)ways, (uint64_t)(ways * way), &fast, 0, &rate_op, err, sizeof err);
+	tap_ok(amp_thrashes(lv, rate_none) && !amp_thrashes(lv, rate_op),
+	       "a fitting walk against an op-cache-fast reference: thrashes without an op cache known (%.2f), fits against the L1i hit with one (%.2f)",
+	       rate_none, rate_op);
+out:
+	mod_sim_free(ms);
+	free(ms);
+}
+
 int main(void)
 {
+	test_checks();
 	test_blocks();
 	test_presets();
 	test_matrix();
