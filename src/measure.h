@@ -95,6 +95,14 @@ struct amp_level {
 	char code[96];          /* instruction side: which code ran ("" data side) */
 };
 
+/* A quiet gate's state (timing, real machine; amp_quiet_look in
+ * timing.h): its reference's fastest time so far (0: none yet), and
+ * when waiting for quiet ends (amp_now_ns(); 0: not started). */
+struct amp_quiet {
+	double fastest;
+	uint64_t deadline;
+};
+
 struct amp_ctx {
 	const struct amp_host *host;
 	const struct amp_backend_ops *backend;
@@ -125,12 +133,8 @@ struct amp_ctx {
 		uint64_t bytes;         /* code it covered at fetch_jumps per line */
 		char method[200];
 	} opcache;
-	/* Timing, real machine: the quiet gate of code walks (timing.c):
-	 * its reference's fastest time, and when waiting for quiet ends. */
-	struct {
-		double ticks;
-		uint64_t deadline;
-	} code_quiet;
+	/* Timing, real machine: the quiet gate of code walks (timing.c). */
+	struct amp_quiet code_quiet;
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };

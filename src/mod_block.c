@@ -77,8 +77,9 @@ static int moved_rate(struct amp_ctx *c, const struct amp_level *lv, const uint6
 	return amp_timing_rate(c, lv, moved, 2 * a, region, rate, err, len);
 }
 
-/* Code: the line is the offset that best splits the walks into
- * thrashing below it and fitting from it, so that one walk a busy host
+/* The line: the offset that best splits the walks into thrashing below
+ * it and fitting from it.  Data walks stop at the first that fits (the
+ * split is exact); code walks every offset, so that one walk a busy host
  * slowed or an op cache sped up is one error, not the answer (on this
  * project's Zen 5 guests the first walk that fit gave 8 to 512 B in 3 of
  * 8 votes).  More than one error: the walks make no single step. */
@@ -143,7 +144,7 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 			 (unsigned long long)(2 * a), (unsigned long long)(set[1] - set[0]));
 		return -1;
 	}
-	for (uint64_t b = 8; b < limit; b *= 2) {
+	for (uint64_t b = 8; b < limit && n < MAX_OFFSETS; b *= 2) {
 		/* Stay inside the lines' page: its frame keeps the set bits. */
 		if ((set[0] % c->page) + b >= c->page)
 			break;
@@ -151,21 +152,14 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 			return -1;
 		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved half of the set (bytes)",
 				(double)b, "share_missing", "share of accesses missing (from time; 1 = all)", rate, 0);
-		if (!code && !amp_thrashes(lv, rate)) {
-			*value = (int64_t)b;
-			return 0;
-		}
-		/* Code: every offset is walked (see line_step). */
-		if (code && n < MAX_OFFSETS) {
-			offset[n] = b;
-			thrashed[n++] = amp_thrashes(lv, rate);
-		}
+		offset[n] = b;
+		thrashed[n] = amp_thrashes(lv, rate);
+		/* Data stops at the first offset that fits; code walks them
+		 * all (see line_step). */
+		if (!thrashed[n++] && !code)
+			break;
 	}
-	if (code)
-		return line_step(lv, offset, thrashed, n, limit, value, err, len);
-	snprintf(err, len, "%s: the walk thrashes at every offset below %llu B", lv->name,
-		 (unsigned long long)limit);
-	return -1;
+	return line_step(lv, offset, thrashed, n, limit, value, err, len);
 }
 
 /* Ticks per access of pairs in a buffer of `size`: in each block the

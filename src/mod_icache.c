@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "measure.h"
 #include "timing.h"
 #include "timer.h"
@@ -52,22 +51,17 @@
 #define STEP 0.25         /* a verified edge: 1.25 E at least 25% slower than 0.8 E */
 #define TRIES 3           /* searches per vote whose edge fails verification */
 #define HOPS 2            /* op-cache edges passed over per vote (none found by the sweep) */
-#define QUIET 0.1         /* a quiet machine: the reference within 10% of its fastest */
 #define QUIET_WAIT_NS 8000000000ULL /* the module waits at most this long for quiet */
 #define MAX_BYTES (64ULL << 20)
 #define WINDOW_PAGES 16
 #define ABOVE_OPCACHE 2.0 /* the baseline starts this far past the op cache's edge */
 
-/* The quiet gate (real machine, run-time code): something on the host
- * (most likely a busy hyperthread beside ours, invisible to a guest)
- * slows code by half for seconds at a time, so a time counts only
- * when the reference code timed just before it runs within QUIET of its
- * fastest time seen; until the deadline, then times count as they come. */
+/* The quiet gate (real machine, run-time code; see amp_quiet_look):
+ * its reference is the first vote's baseline code. */
 struct gate {
 	uint64_t ref;       /* lines of the reference code */
 	unsigned jumps;     /* its jumps per line */
-	double quiet;       /* its fastest time so far */
-	uint64_t deadline;  /* amp_now_ns() */
+	struct amp_quiet q;
 };
 
 struct loop {
@@ -156,7 +150,6 @@ static int nano_code(struct loop *l, uint64_t n, unsigned jumps, double *t, char
 static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 {
 	struct gate *g = l->gate;
-	const struct timespec nap = { 0, 2000000 };
 
 	if (!g)
 		return nano_code(l, n, l->jumps, t, err, len);
@@ -165,10 +158,8 @@ static int nano(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 
 		if (nano_code(l, g->ref, g->jumps, &r, err, len) < 0 || nano_code(l, n, l->jumps, t, err, len) < 0)
 			return -1;
-		g->quiet = fmin(g->quiet, r);
-		if (r <= (1 + QUIET) * g->quiet || amp_now_ns() >= g->deadline)
+		if (amp_quiet_look(&g->q, r) != AMP_QUIET_WAIT)
 			return 0;
-		nanosleep(&nap, NULL); /* let the busy spell pass */
 	}
 }
 
@@ -353,7 +344,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 	if (!c->host->sim) {
 		/* The first vote's baseline is every vote's reference. */
 		if (!g->ref)
-			*g = (struct gate){ n0, l.jumps, INFINITY, amp_now_ns() + QUIET_WAIT_NS };
+			*g = (struct gate){ n0, l.jumps, { 0, amp_now_ns() + QUIET_WAIT_NS } };
 		l.gate = g;
 	}
 	/* No op cache found by the sweep: the search may still meet one. */

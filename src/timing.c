@@ -221,22 +221,29 @@ static uint64_t whole_pages(const struct amp_ctx *c, const uint64_t *off, uint64
  * than from the L1i: 10.2 ticks a line of 1, 7.4 of 8 at 1 KiB apart). */
 #define CODE_BASE_LINES 4
 
-/* The quiet gate of code walks (real machine): something on this
- * project's guests' hosts (a busy hyperthread beside ours, most likely)
- * slows jumps by half for seconds at a time, and a fitting walk then
- * reads as one that thrashes.  A walk counts when a reference (16 lines
- * of one page) timed just before it runs within CODE_QUIET of its
- * fastest; amp naps and tries again, for at most CODE_QUIET_WAIT_NS in
- * the whole run, then takes times as they come.  (mod_icache.c and
- * tlb_timing.c gate their own kinds of walk the same way.) */
-#define CODE_QUIET 0.1
+enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r)
+{
+	const struct timespec nap = { 0, 2000000 };
+
+	if (!(q->fastest > 0) || r < q->fastest)
+		q->fastest = r;
+	if (r <= (1 + AMP_QUIET) * q->fastest)
+		return AMP_QUIET_YES;
+	if (amp_now_ns() >= q->deadline)
+		return AMP_QUIET_BUSY;
+	nanosleep(&nap, NULL); /* let the busy spell pass */
+	return AMP_QUIET_WAIT;
+}
+
+/* The quiet gate of code walks (a fitting walk slowed reads as one that
+ * thrashes): the reference is 16 lines of one page; amp waits at most
+ * CODE_QUIET_WAIT_NS in the whole run. */
 #define CODE_QUIET_WAIT_NS 6000000000ULL
 #define CODE_REF_LINES 16
 
 static int code_walk_quiet(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64_t region,
 			   struct amp_rng *order, double *t, char *err, size_t len)
 {
-	const struct timespec nap = { 0, 2000000 };
 	uint64_t ref[CODE_REF_LINES];
 
 	if (c->host->sim)
@@ -253,13 +260,10 @@ static int code_walk_quiet(struct amp_ctx *c, const uint64_t *off, uint64_t n, u
 		if (walk_ticks(c, ref, CODE_REF_LINES, 2 * c->page, &ref_order, AMP_OP_IFETCH, &r, err, len) < 0 ||
 		    walk_ticks(c, off, n, region, &again, AMP_OP_IFETCH, t, err, len) < 0)
 			return -1;
-		if (!(c->code_quiet.ticks > 0) || r < c->code_quiet.ticks)
-			c->code_quiet.ticks = r;
-		if (r <= (1 + CODE_QUIET) * c->code_quiet.ticks || amp_now_ns() >= c->code_quiet.deadline) {
+		if (amp_quiet_look(&c->code_quiet, r) != AMP_QUIET_WAIT) {
 			*order = again;
 			return 0;
 		}
-		nanosleep(&nap, NULL);
 	}
 }
 

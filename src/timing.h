@@ -73,6 +73,21 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		    uint64_t region, double *rate, char *err, size_t len);
 
+/* Quiet gates (real machine): something on this project's guests' hosts
+ * (a busy hyperthread beside ours, most likely) slows code, and to a
+ * lesser degree loads, by half or more for seconds at a time.  A timing
+ * counts when a reference timed just before it runs within AMP_QUIET of
+ * the fastest reference so far; until the gate's deadline amp naps and
+ * looks again, then takes times as they come.  The code walks here,
+ * mod_icache.c's searches and tlb_timing.c's sweeps each time their own
+ * kind of reference. */
+#define AMP_QUIET 0.1
+enum amp_quiet_state { AMP_QUIET_WAIT, AMP_QUIET_YES, AMP_QUIET_BUSY };
+/* Takes reference time r: YES when within AMP_QUIET of the fastest, BUSY
+ * when not and the deadline has passed, else WAIT after a 2 ms nap
+ * (time the reference again). */
+enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r);
+
 /* Code walks (instruction side by timing): the share of a miss by which
  * a cyclic walk over off[0..n-1] is slower than *fastest, the fastest
  * base walk of the caller's search so far (0 at its start: rate 0; with

@@ -37,10 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "plan.h"
 #include "sim.h"
 #include "timer.h"
+#include "timing.h"
 #include "tlb_timing.h"
 #include "measure.h"
 #include "util.h"
@@ -72,7 +72,6 @@
 #define RETRIES 2                 /* times a bisection step over its level is retaken */
 #define REF_LINES 16u             /* the quiet gate's reference: lines of one page */
 #define REF_REPS 2                /* its runs (of T_MIN_NS each) */
-#define QUIET 0.1                 /* quiet: the reference within 10% of its fastest */
 #define QUIET_WAIT_NS 4000000000ULL /* per sweep, at most this long waiting for quiet */
 #define BUSY_SHARE 0.1            /* more timings than this share taken busy: inconclusive */
 
@@ -84,10 +83,7 @@ struct tt {
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
-	/* The quiet gate (real machine): the reference's fastest time so
-	 * far, and when waiting for quiet stops. */
-	double quiet;
-	uint64_t deadline;
+	struct amp_quiet quiet;     /* the gate (real machine; see wait_quiet) */
 	int busy, timings;          /* timings taken past the deadline still unquiet, of all */
 };
 
@@ -143,16 +139,12 @@ static int run_chain(struct tt *t, const char *name, uint64_t region, const uint
 	return 0;
 }
 
-/* The quiet gate: something on this project's guests' hosts (a busy
- * hyperthread beside ours, most likely) slows jumps, and to a lesser
- * degree loads, by half or more for seconds at a time, and whole sweeps
- * then lose their shape.  Each timing waits until a reference (REF_LINES
- * lines of one page, the sweep's own kind of access) runs within QUIET
- * of its fastest time so far, napping between looks, for at most
- * QUIET_WAIT_NS per sweep; then times are taken as they come. */
+/* The quiet gate (amp_quiet_look): a busy spell makes whole sweeps lose
+ * their shape.  The reference is REF_LINES lines of one page, the
+ * sweep's own kind of access; amp waits at most QUIET_WAIT_NS per
+ * measurement. */
 static int wait_quiet(struct tt *t)
 {
-	const struct timespec nap = { 0, 2000000 };
 	uint64_t off[REF_LINES];
 	unsigned reps = REF_REPS < t->reps ? REF_REPS : t->reps;
 	double r;
@@ -163,14 +155,15 @@ static int wait_quiet(struct tt *t)
 	for (;;) {
 		if (run_chain(t, "tlb-reference", 4096, off, REF_LINES, reps, &r) < 0)
 			return -1;
-		t->quiet = t->quiet > 0 ? fmin(t->quiet, r) : r;
-		if (r <= (1 + QUIET) * t->quiet)
-			return 0;
-		if (amp_now_ns() >= t->deadline) {
+		switch (amp_quiet_look(&t->quiet, r)) {
+		case AMP_QUIET_BUSY:
 			t->busy++;
 			return 0;
+		case AMP_QUIET_YES:
+			return 0;
+		case AMP_QUIET_WAIT:
+			break;
 		}
-		nanosleep(&nap, NULL);
 	}
 }
 
@@ -629,7 +622,7 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 	/* An exact simulated machine gives the same answer every time. */
 	if (host->sim && sim_exact(sim_get_spec(host->sim)))
 		t.reps = 1;
-	t.deadline = amp_now_ns() + QUIET_WAIT_NS;
+	t.quiet.deadline = amp_now_ns() + QUIET_WAIT_NS;
 	if (page_size(&t, out) < 0)
 		return -1;
 	if (!out->page) {
@@ -684,7 +677,7 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 			snprintf(p->reason, sizeof p->reason,
 				 "the machine stayed busy: %d of %d timings of the TLB sweep ran with its reference "
 				 "over %.0f%% above its fastest after waiting %.0f s for quiet",
-				 t->busy, t->timings, QUIET * 100, QUIET_WAIT_NS / 1e9);
+				 t->busy, t->timings, AMP_QUIET * 100, QUIET_WAIT_NS / 1e9);
 		}
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
