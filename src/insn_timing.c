@@ -100,13 +100,22 @@ static double median_of(const double *v, int a, int b)
 /* Plateaus of the monotone curve: a new one starts at the first point
  * RISE above the start of the current one.  (Code fetched from L2 is
  * often under twice as slow as from L1i, too close for the data sweep's
- * clusters.) */
+ * clusters.)  The monotone curve takes at each size the fastest time
+ * that two sizes in a row reach from there on, not the slowest before
+ * it: code that an op cache serves in part can run slower than code it
+ * does not serve at all (an AMD Zen 4 guest, 8 jumps a line: 8.7 ticks
+ * a line at 8 KiB, 6.0 from 12 to 32 KiB, 9.0 at 40), and a running
+ * maximum made that bump the L1i's plateau; one fast size alone (a
+ * lucky layout) does not pull the sizes before it down. */
 void amp_insn_sweep_analyse(struct amp_sweep *sw)
 {
 	int start = 0;
 
-	for (int i = 0; i < sw->n; i++)
-		sw->ticks[i] = i && sw->raw[i] < sw->ticks[i - 1] ? sw->ticks[i - 1] : sw->raw[i];
+	for (int i = sw->n - 1; i >= 0; i--) {
+		double pair = i ? fmax(sw->raw[i - 1], sw->raw[i]) : sw->raw[i];
+
+		sw->ticks[i] = i + 1 < sw->n && sw->ticks[i + 1] < pair ? sw->ticks[i + 1] : pair;
+	}
 	sw->nclusters = 0;
 	for (int i = 0; i <= sw->n && sw->n; i++) {
 		if (i < sw->n && sw->ticks[i] < (1 + RISE) * sw->ticks[start])
@@ -123,10 +132,21 @@ void amp_insn_sweep_analyse(struct amp_sweep *sw)
 	}
 }
 
-/* Code size of the first edge: the last size of the first plateau. */
+/* Code size of the first edge: the last size before the raw curve's
+ * running maximum first rises RISE above its start.  An op cache shows
+ * there either way: where the code it serves runs faster than the rest
+ * (a plateau), or slower where it serves it in part (the bump the
+ * levels pass over). */
 static uint64_t first_edge(const struct amp_sweep *sw)
 {
-	return sw->nclusters >= 2 ? sw->size[sw->cl[0].fits] : 0;
+	double top = 0;
+
+	for (int i = 0; i < sw->n; i++) {
+		top = fmax(top, sw->raw[i]);
+		if (i && top >= (1 + RISE) * sw->raw[0])
+			return sw->size[i - 1];
+	}
+	return 0;
 }
 
 /* More passes over the sizes up to max (those of sw's first pass kept):
@@ -167,7 +187,7 @@ int amp_insn_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *s
 		return -1;
 	if (k >= 2 && min_passes(c, OPCACHE_SWEEP_MAX, k, OPCACHE_PASSES - 1, sw, err, len) < 0)
 		return -1;
-	if (k < 2 || sw->nclusters < 3)
+	if (k < 2 || sw->nclusters < 2)
 		return 0;
 	if (min_passes(c, OPCACHE_SWEEP_MAX < max_size ? OPCACHE_SWEEP_MAX : max_size, k / 4, OPCACHE_PASSES,
 		       &half, err, len) < 0)
@@ -196,8 +216,13 @@ uint64_t amp_insn_min_stride(const struct amp_ctx *c, const struct amp_level *lv
 
 void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw)
 {
-	/* With an op cache in front, the L1i is the sweep's second plateau. */
-	int l1 = c->opcache.entries > 0 ? 1 : 0;
+	/* With an op cache in front, the L1i is the first plateau that
+	 * goes on past the op cache's edge (the second where the op cache
+	 * serves its code faster, the first where it does not). */
+	int l1 = 0;
+
+	while (c->opcache.entries > 0 && l1 + 1 < sw->nclusters && sw->size[sw->cl[l1].fits] <= c->opcache.bytes)
+		l1++;
 
 	for (int i = 0; i < c->nlv; i++) {
 		struct amp_level *lv = &c->lv[i];

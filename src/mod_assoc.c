@@ -202,13 +202,20 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 }
 
 /* Lines per walk of the way search: one more than fit a set.  Code by
- * timing takes twice as many, which still fit two sets a half way apart:
- * one line over often costs a fraction of a miss on real hardware (8.6
- * ticks a line of 8 at a 4 KiB stride, 9.5-14 of 9, 17-19 of 16 on this
- * project's Zen 5 guests). */
+ * timing takes nearly twice as many: one line over often costs a
+ * fraction of a miss on real hardware (8.6 ticks a line of 8 at a 4 KiB
+ * stride, 9.5-14 of 9, 17-19 of 16 on this project's Zen 5 guests), and
+ * a quarter of the ways fewer than twice leaves each of two sets a half
+ * way apart room to spare (16 lines filled two sets of 8 to the last
+ * way, and on a Zen 4 guest they ran 25% slower than 8 in 1 vote of 8,
+ * a way size of half the true one). */
 static uint64_t way_walk_lines(const struct amp_level *lv)
 {
-	return code_by_time(lv) ? 2 * (uint64_t)lv->thrash_ways : (uint64_t)lv->thrash_ways + 1;
+	uint64_t ways = (uint64_t)lv->thrash_ways, spare = ways / 4 ? ways / 4 : 1;
+
+	if (!code_by_time(lv))
+		return ways + 1;
+	return 2 * ways - spare > ways + 1 ? 2 * ways - spare : ways + 1;
 }
 
 static int way_search(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
@@ -237,12 +244,32 @@ static int way_search(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	}
 	if (thrash(c, lv, base, hi, n, &yes, err, len) < 0)
 		return -1;
+	/* Code by timing: a reference walk slowed at hi (by what its layout
+	 * shares with others) hides the thrash there; twice hi is one set
+	 * too. */
+	if (!yes && code_by_time(lv) && 2 * hi <= stride_max(lv)) {
+		hi *= 2;
+		if (thrash(c, lv, base, hi, n, &yes, err, len) < 0)
+			return -1;
+	}
 	if (!yes) {
 		snprintf(err, len, "%s: %llu lines thrash at no stride up to %llu bytes",
 			 lv->name, (unsigned long long)n, (unsigned long long)hi);
 		return -1;
 	}
-	while (hi / lo > 2) { /* both powers of two: bisect the exponent */
+	/* Code by timing: from hi down to the first stride that fits.  A
+	 * walk that fits is trusted, one that thrashes less so: an op cache
+	 * has sets too, and fewer lines a set (16 lines 512 B apart, 8
+	 * jumps a line, on an AMD Zen 4 guest: 8.3 ticks a line against 5.7
+	 * for 8), so a bisection through such strides stopped there. */
+	while (code_by_time(lv) && hi / 2 >= lo) {
+		if (thrash(c, lv, base, hi / 2, n, &yes, err, len) < 0)
+			return -1;
+		if (!yes)
+			break;
+		hi /= 2;
+	}
+	while (!code_by_time(lv) && hi / lo > 2) { /* both powers of two: bisect the exponent */
 		uint64_t mid = lo;
 		int steps = 0;
 

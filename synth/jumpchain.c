@@ -91,6 +91,49 @@ static int emit_jump(uint8_t *code, uint64_t from, uint64_t to)
 #endif
 }
 
+/* Every chain at virtual addresses no earlier chain of this process
+ * used.  Branch predictors keep a jump's target by the jump's address,
+ * and on an AMD Zen 4 guest (this project's machine, 2026-11) a chain
+ * laid out at the addresses of an earlier, different one ran 2-3 times
+ * slower at every size that fits, stale targets predicted again and
+ * again (8 jumps a line, lines in random order: 15-20 ticks a line
+ * against 5.8 at fresh addresses), which hid the L1i's edge.  So each
+ * mapping goes below the lowest one so far, top-down like the kernel's
+ * own placement; where that room is taken, further down, and where no
+ * try succeeds, wherever the kernel puts it. */
+#define CODE_GAP (2ULL << 20)
+#define CODE_TRIES 8
+
+static _Thread_local uintptr_t code_floor; /* lowest chain mapping so far */
+
+static void *fresh_mapping(size_t size)
+{
+	const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	uintptr_t span = (size + CODE_GAP - 1) / CODE_GAP * CODE_GAP + CODE_GAP;
+	void *got;
+
+	for (int i = 1; i <= CODE_TRIES && code_floor > (uintptr_t)i * span + (1ULL << 32); i++) {
+		void *want = (void *)(code_floor - (uintptr_t)i * span);
+
+#ifdef MAP_FIXED_NOREPLACE
+		got = mmap(want, size, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
+#else
+		got = mmap(want, size, prot, flags, -1, 0);
+#endif
+		if (got == want) {
+			code_floor = (uintptr_t)got;
+			return got;
+		}
+		/* Older kernels take the flag as a hint only. */
+		if (got != MAP_FAILED)
+			munmap(got, size);
+	}
+	got = mmap(NULL, size, prot, flags, -1, 0);
+	if (got != MAP_FAILED && (!code_floor || (uintptr_t)got < code_floor))
+		code_floor = (uintptr_t)got;
+	return got;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -153,8 +196,7 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	}
 	region = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
 	jc->size = region + TAIL_ROOM;
-	jc->code = mmap(NULL, jc->size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	jc->code = fresh_mapping(jc->size);
 	if (jc->code == MAP_FAILED) {
 		snprintf(err, len, "jump chain: mmap of %llu bytes: %s",
 			 (unsigned long long)region, strerror(errno));

@@ -268,8 +268,45 @@ out:
 	free(ms);
 }
 
+/* The code sweep's levels from curves a real machine gave: an op cache
+ * serving code in part makes a bump, not the L1i's plateau, and one
+ * fast size alone does not pull the sizes before it down. */
+static int sweep_of(struct amp_sweep *sw, const double *raw, int n)
+{
+	static const int kib[] = { 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96 };
+
+	memset(sw, 0, sizeof *sw);
+	for (int i = 0; i < n; i++) {
+		sw->size[i] = (uint64_t)kib[i] << 10;
+		sw->raw[i] = raw[i];
+	}
+	sw->n = n;
+	amp_insn_sweep_analyse(sw);
+	/* The KiB where the first plateau ends. */
+	return sw->nclusters >= 2 ? (int)(sw->size[sw->cl[0].fits] >> 10) : -1;
+}
+
+static void test_sweep_analysis(void)
+{
+	/* An AMD Zen 4 guest, 8 jumps a line: the op cache's overflow at
+	 * 5-10 KiB runs slower than the L1i from 12 to 32 KiB. */
+	static const double zen4[] = { 5.63, 6.97, 7.77, 8.15, 8.64, 7.07, 5.90, 6.07, 6.27, 5.96,
+				       5.87, 6.16, 6.50, 8.79, 9.67, 10.25, 11.67, 35.90, 74.33 };
+	static const double lucky[] = { 6.0, 6.0, 6.1, 6.0, 6.1, 6.0, 6.1, 6.0, 6.2, 6.1,
+					6.2, 6.3, 6.4, 9.1, 6.0, 10.2, 11.5, 36.0, 74.0 };
+	static struct amp_sweep sw;
+	int edge = sweep_of(&sw, zen4, 19);
+
+	tap_ok(edge == 32 && sw.cl[0].ticks > 5.5 && sw.cl[0].ticks < 6.6,
+	       "code sweep: the first plateau runs past an op cache's bump to the L1i's edge (32 KiB, got %d at %.2f ticks)",
+	       edge, sw.cl[0].ticks);
+	edge = sweep_of(&sw, lucky, 19);
+	tap_ok(edge == 32, "code sweep: one fast size past the edge does not move it (32 KiB, got %d)", edge);
+}
+
 int main(void)
 {
+	test_sweep_analysis();
 	test_checks();
 	test_blocks();
 	test_presets();

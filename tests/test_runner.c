@@ -184,6 +184,31 @@ static void test_real_runner(void)
 		tap_ok(jc == NULL, "jumps closer than one instruction are refused");
 		amp_jumpchain_free(jc);
 	}
+#if defined(__x86_64__) || defined(__aarch64__)
+	{
+		/* Branch predictors keep targets by address: no chain may land
+		 * on the addresses of one before it, freed or not. */
+		uint64_t off[3] = { 0, 4096, 8192 };
+		uintptr_t lo[8], hi[8];
+		int fresh = 1, built = 1;
+
+		for (int i = 0; i < 8 && built; i++) {
+			struct amp_jumpchain *jc = amp_jumpchain_build(3 * 4096, off, 3, err, sizeof err);
+
+			built = jc != NULL;
+			if (!jc)
+				break;
+			amp_jumpchain_run(jc, 3);
+			lo[i] = (uintptr_t)amp_jumpchain_code(jc);
+			hi[i] = lo[i] + 3 * 4096;
+			for (int j = 0; j < i; j++)
+				fresh &= hi[i] <= lo[j] || lo[i] >= hi[j];
+			amp_jumpchain_free(jc);
+		}
+		tap_ok(built && fresh, "8 chains built and freed one after another never share an address%s%s",
+		       built ? "" : ": ", built ? "" : err);
+	}
+#endif
 }
 
 /* Ticks per load at working-set size `size` (-1 when not swept). */
