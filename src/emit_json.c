@@ -119,6 +119,7 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	if (r->sweep_note[0])
 		str(out, "note", r->sweep_note, ", ");
 	str(out, "tick_unit", r->tick_unit, ", ");
+	fprintf(out, "\"busy_points\": %d, ", r->sweep ? r->sweep->busy : 0);
 	fprintf(out, "\"stride\": %llu, \"points\": [", (unsigned long long)r->latency_stride);
 	for (int i = 0; i < r->nlatency; i++) {
 		const struct amp_latency_point *p = &r->latency[i];

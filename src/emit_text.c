@@ -67,6 +67,9 @@ static void emit_latency(const struct amp_report *r, FILE *out)
 	fprintf(out, "  (one tick: %s)\n", r->tick_unit);
 	if (!r->sweep)
 		return;
+	if (r->sweep->busy)
+		fprintf(out, "  (%d of %d sizes timed while the machine stayed busy: a reference over 10%% above\n"
+			"  its fastest after waiting 4 s for quiet; the levels may be off)\n", r->sweep->busy, r->sweep->n);
 	fprintf(out, "  Levels (quality-threshold clusters of the monotone curve; median latency; largest\n"
 		"  working set within 25%% of it: the effective size):\n");
 	for (int i = 0; i < r->sweep->nclusters; i++) {

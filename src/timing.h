@@ -22,7 +22,8 @@ struct amp_sweep {
 	int n;
 	uint64_t size[AMP_SWEEP_MAX_POINTS];  /* working set, bytes */
 	double raw[AMP_SWEEP_MAX_POINTS];     /* ticks per load as measured */
-	double ticks[AMP_SWEEP_MAX_POINTS];   /* monotone (running maximum) */
+	double ticks[AMP_SWEEP_MAX_POINTS];   /* monotone (data: the running maximum;
+						 code: see amp_insn_sweep_analyse) */
 	/* Clusters of points at one latency, fastest first; the last is
 	 * main memory when the sweep reached it. */
 	int nclusters;
@@ -33,6 +34,7 @@ struct amp_sweep {
 				      level's effective size */
 	} cl[AMP_SWEEP_MAX_CLUSTERS];
 	int reached_memory; /* the last cluster is a plateau far above L1 */
+	int busy;           /* points timed busy past the quiet gate's wait (data sweep) */
 };
 
 /* Runs the sweep from 4 KiB up to max_size (stopping early once main
