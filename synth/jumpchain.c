@@ -99,10 +99,13 @@ static int emit_jump(uint8_t *code, uint64_t from, uint64_t to)
  * again (8 jumps a line, lines in random order: 15-20 ticks a line
  * against 5.8 at fresh addresses), which hid the L1i's edge.  So each
  * mapping goes below the lowest one so far, top-down like the kernel's
- * own placement; where that room is taken, further down, and where no
- * try succeeds, wherever the kernel puts it. */
+ * own placement.  Where that room is taken (libraries, a sanitizer's
+ * allocator), the next try goes twice as far down, so a few tries step
+ * over any cluster of mappings; only where none succeeds does the kernel
+ * place it (the one case an old address can come back). */
 #define CODE_GAP (2ULL << 20)
-#define CODE_TRIES 8
+#define CODE_TRIES 24
+#define CODE_LOWEST (1ULL << 32) /* stay clear of the program and its heap */
 
 static _Thread_local uintptr_t code_floor; /* lowest chain mapping so far */
 
@@ -112,8 +115,8 @@ static void *fresh_mapping(size_t size)
 	uintptr_t span = (size + CODE_GAP - 1) / CODE_GAP * CODE_GAP + CODE_GAP;
 	void *got;
 
-	for (int i = 1; i <= CODE_TRIES && code_floor > (uintptr_t)i * span + (1ULL << 32); i++) {
-		void *want = (void *)(code_floor - (uintptr_t)i * span);
+	for (int i = 0; i < CODE_TRIES && code_floor > span + CODE_LOWEST; i++, span *= 2) {
+		void *want = (void *)(code_floor - span);
 
 #ifdef MAP_FIXED_NOREPLACE
 		got = mmap(want, size, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);

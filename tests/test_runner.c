@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "amp.h"
 #include "counters.h"
 #include "jumpchain.h"
@@ -187,10 +188,14 @@ static void test_real_runner(void)
 #if defined(__x86_64__) || defined(__aarch64__)
 	{
 		/* Branch predictors keep targets by address: no chain may land
-		 * on the addresses of one before it, freed or not. */
+		 * on the addresses of one before it, freed or not.  Each goes
+		 * below all earlier ones, even past 256 MiB of other mappings
+		 * right below the first (a sanitizer's allocator, libraries). */
 		uint64_t off[3] = { 0, 4096, 8192 };
-		uintptr_t lo[8], hi[8];
-		int fresh = 1, built = 1;
+		const size_t wall = 256u << 20;
+		uintptr_t lo[8];
+		void *obstacle = MAP_FAILED;
+		int below = 1, built = 1;
 
 		for (int i = 0; i < 8 && built; i++) {
 			struct amp_jumpchain *jc = amp_jumpchain_build(3 * 4096, off, 3, err, sizeof err);
@@ -200,13 +205,18 @@ static void test_real_runner(void)
 				break;
 			amp_jumpchain_run(jc, 3);
 			lo[i] = (uintptr_t)amp_jumpchain_code(jc);
-			hi[i] = lo[i] + 3 * 4096;
 			for (int j = 0; j < i; j++)
-				fresh &= hi[i] <= lo[j] || lo[i] >= hi[j];
+				below &= lo[i] + 3 * 4096 <= lo[j];
+			if (i == 0)
+				obstacle = mmap((void *)(lo[0] - wall), wall, PROT_NONE,
+						MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 			amp_jumpchain_free(jc);
 		}
-		tap_ok(built && fresh, "8 chains built and freed one after another never share an address%s%s",
+		tap_ok(obstacle == (void *)(lo[0] - wall), "256 MiB mapped right below the first chain");
+		tap_ok(built && below, "8 chains built and freed one after another: each below all before it%s%s",
 		       built ? "" : ": ", built ? "" : err);
+		if (obstacle != MAP_FAILED)
+			munmap(obstacle, wall);
 	}
 #endif
 }
