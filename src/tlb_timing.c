@@ -325,6 +325,23 @@ static int knee_at(const double *m, const uint64_t *strides, int j, double bigge
 	return strides[j] >= PS_MIN_PAGE && d > 0 && d >= PS_KNEE * biggest && m[j + 1] - m[j] <= PS_FLAT * d;
 }
 
+/* Each of strides[0..n-1] timed sweeps(t) times, pass after pass over
+ * them all (each pass at another moment), the fastest kept; pass p
+ * lays them out with salt + p * step. */
+static int sweep_strides(struct tt *t, const uint64_t *strides, int n, uint64_t salt, uint64_t step,
+			 uint64_t *off, size_t nps, double *ticks)
+{
+	for (int pass = 0; pass < sweeps(t); pass++)
+		for (int j = 0; j < n; j++) {
+			double v;
+
+			if (time_stride(t, strides[j], salt + (uint64_t)pass * step, off, nps, &v) < 0)
+				return -1;
+			ticks[j] = pass ? fmin(ticks[j], v) : v;
+		}
+	return 0;
+}
+
 /* The knee at j timed again at strides j-1..j+1 in other layouts
  * (`attempt` picks them): one rise of the sweep that noise or the host
  * made (a 1 KiB knee in 1 of 3 ITLB runs on the Zen 4 guest) does not
@@ -334,16 +351,9 @@ static int knee_holds(struct tt *t, struct amp_tlb_timing *o, int j, double bigg
 {
 	double m[3];
 
-	for (int k = 0; k < 3; k++) {
-		again[k] = INFINITY;
-		for (int pass = 0; pass < sweeps(t); pass++) {
-			double v;
-
-			if (time_stride(t, o->strides[j - 1 + k], 0x5bd1e995ull * (uint64_t)(1 + pass + 2 * attempt), off, nps, &v) < 0)
-				return -1;
-			again[k] = fmin(again[k], v);
-		}
-	}
+	if (sweep_strides(t, o->strides + j - 1, 3, 0x5bd1e995ull * (uint64_t)(1 + 2 * attempt), 0x5bd1e995ull,
+			  off, nps, again) < 0)
+		return -1;
 	monotone(again, m, 3);
 	return knee_at(m, o->strides + j - 1, 1, biggest);
 }
@@ -353,30 +363,25 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 	size_t nps = t->op == AMP_OP_IFETCH ? PS_JUMPS : PS_LOADS;
 	uint64_t *off = malloc(nps * sizeof *off);
 	double m[AMP_TLB_MAX_STRIDES], again[3] = { 0, 0, 0 };
-	int best = -1, first = -1, held = 0;
-	double biggest = 0;
+	int best = -1, first = -1;
 
 	if (!off) {
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
 	}
+	o->nstrides = 0;
+	for (uint64_t s = PS_MIN_STRIDE; s <= PS_MAX_STRIDE; s *= 2)
+		o->strides[o->nstrides++] = s;
 	/* On a real machine a second round, a new sweep in other layouts,
 	 * where no knee of the first held (a busy spell in mid-sweep). */
 	for (int round = 0; round < sweeps(t) && best < 0; round++) {
-		for (int pass = 0; pass < sweeps(t); pass++) {
-			for (uint64_t s = PS_MIN_STRIDE, j = 0; s <= PS_MAX_STRIDE; s *= 2, j++) {
-				double v;
+		double biggest = 0;
 
-				if (time_stride(t, s, 0x2545f4914f6cdd1dull * (uint64_t)round, off, nps, &v) < 0) {
-					free(off);
-					return -1;
-				}
-				o->stride_ticks[j] = pass ? fmin(o->stride_ticks[j], v) : v;
-				o->strides[j] = s;
-				o->nstrides = (int)j + 1;
-			}
+		if (sweep_strides(t, o->strides, o->nstrides, 0x2545f4914f6cdd1dull * (uint64_t)round, 0, off, nps,
+				  o->stride_ticks) < 0) {
+			free(off);
+			return -1;
 		}
-
 		/* The knee: the first big rise that the next stride does not
 		 * carry on, and that one of two more timings of it shows
 		 * again.  Below the page the share of loads that miss doubles
@@ -390,11 +395,12 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		 * successor to show a knee; the first ones are below any page
 		 * (noise there makes no knee). */
 		monotone(o->stride_ticks, m, o->nstrides);
-		biggest = 0;
 		for (int j = 1; j + 1 < o->nstrides; j++)
 			biggest = fmax(biggest, m[j] - m[j - 1]);
 		first = -1;
 		for (int j = 1; j + 1 < o->nstrides && best < 0; j++) {
+			int held = 0;
+
 			if (!knee_at(m, o->strides, j, biggest))
 				continue;
 			if (first < 0)

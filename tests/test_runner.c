@@ -193,7 +193,7 @@ static void test_real_runner(void)
 		 * right below the first (a sanitizer's allocator, libraries). */
 		uint64_t off[3] = { 0, 4096, 8192 };
 		const size_t wall = 256u << 20;
-		uintptr_t lo[8];
+		uintptr_t lo[8] = { 0 };
 		void *obstacle = MAP_FAILED;
 		int below = 1, built = 1;
 
