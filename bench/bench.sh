@@ -21,6 +21,7 @@ phase "default run (timing here: sweep, caches, TLBs)" "$AMP"
 phase "real run, --level=L1d (timing)" "$AMP" --level=L1d
 phase "real run, --level=L1i (instruction side, timing)" "$AMP" --level=L1i
 phase "real run, --level=ITLB (instruction side, timing)" "$AMP" --level=ITLB
+phase "real run, --level=L1i, no executable mappings" env AMP_NO_EXEC_MAPPINGS=1 "$AMP" --level=L1i
 phase "real run, --max-size=1M" "$AMP" --max-size=1M
 echo "per phase of one default run (-v):"
 "$AMP" -v 2>&1 >/dev/null | sed 's/^amp: /  /'

@@ -328,7 +328,7 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) == 0)
 			amp_insn_levels_fill(ctx, &code);
 		else if (strstr(err, "executable mappings are refused"))
-			amp_insn_blocks_fill(ctx, err); /* the build-time blocks instead */
+			amp_insn_blocks_fill(ctx, AMP_BLOCKS_CHAINS, err); /* the build-time blocks instead */
 		else
 			amp_insn_unreached(ctx, AMP_KIND_CACHE, err);
 	}

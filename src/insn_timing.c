@@ -21,6 +21,7 @@
 #include "timer.h"
 #include "jumpchain.h"
 #include "blocks.h"
+#include "codechain.h"
 #include "util.h"
 
 #define STRIDE 64
@@ -248,17 +249,24 @@ void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw)
 	}
 }
 
-void amp_insn_blocks_fill(struct amp_ctx *c, const char *why)
+void amp_insn_blocks_fill(struct amp_ctx *c, int kind, const char *why)
 {
-	c->insn_blocks = 1;
+	if (kind == AMP_BLOCKS_CHAINS && !amp_codechain_have())
+		kind = AMP_BLOCKS_ADDS;
+	c->insn_blocks = kind;
 	for (int i = 0; i < c->nlv; i++) {
 		struct amp_level *lv = &c->lv[i];
 
 		if (lv->side != AMP_SIDE_INSN || lv->kind != AMP_KIND_CACHE || lv->level != 1)
 			continue;
 		lv->measurable = 1;
-		snprintf(lv->code, sizeof lv->code, "build-time blocks (%d blocks of adds, sizes by &&label): %.40s",
-			 AMP_BLOCKS, why);
+		if (kind == AMP_BLOCKS_CHAINS)
+			snprintf(lv->code, sizeof lv->code,
+				 "build-time blocks (jump chains compiled into amp: %d KiB, 8 and 4 jumps per 64 B): %.60s",
+				 AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT >> 10, why);
+		else
+			snprintf(lv->code, sizeof lv->code, "build-time blocks (%d blocks of adds, sizes by &&label): %.40s",
+				 AMP_BLOCKS, why);
 		amp_param_unknown(&lv->write_allocate, "code is not written");
 		amp_param_unknown(&lv->replacement, "needs miss counters (timing does not measure it in this version)");
 		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");

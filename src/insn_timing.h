@@ -33,9 +33,10 @@ void amp_insn_sweep_analyse(struct amp_sweep *sw);
 /* Makes the timing path's L1i measurable from the sweep (its hit time
  * and the next level's); otherwise says why in its nc_reason. */
 void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw);
-/* Executable mappings refused (`why`): the L1i is measured through the
- * build-time blocks (synth/blocks.c), its capacity only. */
-void amp_insn_blocks_fill(struct amp_ctx *c, const char *why);
+/* Executable mappings refused (`why`): the L1i is measured through
+ * build-time code, its capacity only: `kind` AMP_BLOCKS_CHAINS (where
+ * this build has them; else the blocks of adds) or AMP_BLOCKS_ADDS. */
+void amp_insn_blocks_fill(struct amp_ctx *c, int kind, const char *why);
 /* 1 with why when lv is an instruction level that the build-time blocks
  * cannot measure (everything but the capacity). */
 int amp_insn_blocks_refusal(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len);

@@ -92,7 +92,7 @@ struct amp_level {
 	 * indexed level's sets (scattered page frames), so eviction sets
 	 * found by experiment decide its geometry (mod_evset.c). */
 	int sets_by_experiment;
-	char code[96];          /* instruction side: which code ran ("" data side) */
+	char code[160];         /* instruction side: which code ran ("" data side) */
 };
 
 /* A quiet gate's state (timing, real machine; amp_quiet_look in
@@ -102,6 +102,11 @@ struct amp_quiet {
 	double fastest;
 	uint64_t deadline;
 };
+
+/* Build-time code for the instruction side (ctx insn_blocks): the jump
+ * chains compiled into amp (synth/codechain.h, x86-64 and aarch64), or
+ * the I-cache paper's blocks of adds (synth/blocks.h, any compiler). */
+enum { AMP_BLOCKS_CHAINS = 1, AMP_BLOCKS_ADDS = 2 };
 
 struct amp_ctx {
 	const struct amp_host *host;
@@ -123,8 +128,9 @@ struct amp_ctx {
 	/* Timing: timed walks back their region with huge pages (set
 	 * while eviction sets are searched; mod_evset.c). */
 	int huge_walks;
-	/* Instruction side through the build-time blocks (synth/blocks.c):
-	 * executable mappings refused; L1i capacity only. */
+	/* Instruction side through build-time code (executable mappings
+	 * refused; L1i capacity only): AMP_BLOCKS_CHAINS or AMP_BLOCKS_ADDS;
+	 * 0: run-time code. */
 	int insn_blocks;
 	/* Timing: an op cache found in front of the L1i (an edge of the code
 	 * sweep that moves with the jumps per line); entries 0: none seen. */

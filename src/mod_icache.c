@@ -12,6 +12,11 @@
  * every time is smoothed as the minimum over N-I/2..N+I/2 (isolated
  * fluctuations do not end the search early).  Capacity = N x line.
  *
+ * Executable mappings refused: the same loop runs the build-time jump
+ * chains (codechain.h: 64 B units, 8 jumps a unit, 4 to tell an op
+ * cache's edge), or where this build has none the blocks of adds
+ * (blocks.h: units are blocks, no verification).
+ *
  * Op caches: the code sweep (insn_timing.c) runs with several jumps a
  * line and finds an op cache in front of the L1i by the edge that moves
  * with the jumps per line; the baseline then starts at twice that edge
@@ -40,6 +45,7 @@
 #include "timing.h"
 #include "timer.h"
 #include "blocks.h"
+#include "codechain.h"
 #include "util.h"
 
 #define BASE_BYTES 2048   /* N0: the baseline starts at 2 KiB of code */
@@ -71,58 +77,142 @@ struct loop {
 	uint64_t line;
 	unsigned jumps;
 	uint64_t seed;
-	int blocks;     /* units are build-time blocks (blocks.c), not lines */
+	int built;      /* build-time code (AMP_BLOCKS_*): units are its blocks or
+			 * chain units, not lines laid out at run time */
 	struct gate *gate; /* NULL: every time counts */
 	int rebased;    /* the last verified search started again from its plateau */
 };
 
-/* Build-time blocks: time per block of the last n blocks run
- * repeatedly (X-Ray's nano-benchmark, Fig. 3: doubled until a run
- * lasts t_min; the minimum of the runs).  On the simulated machine the
- * same code is a straight run of fetches over its bytes. */
-static int nano_blocks(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+/* One call of build-time code: `times` runs of the blocks of adds from
+ * block `arg`, or of the last n units of the chain with `arg` jumps a
+ * unit. */
+struct built_call {
+	int kind;
+	unsigned arg;
+	uint64_t n;
+};
+
+static void built_run(const struct built_call *b, uint64_t times)
 {
-	struct amp_ctx *c = l->c;
-	unsigned first = (unsigned)(AMP_BLOCKS - n);
-	uint64_t bytes = amp_blocks_bytes(first, err, len), times = 1;
+	if (b->kind == AMP_BLOCKS_CHAINS)
+		amp_codechain_run(b->arg, (size_t)b->n, times);
+	else
+		amp_blocks_run(b->arg, times);
+}
 
-	if (!bytes)
-		return -1;
-	if (c->host->sim) {
-		struct amp_plan p;
-		int rc;
+/* Ticks per unit of one call's code (X-Ray's nano-benchmark, Fig. 3:
+ * runs doubled until a call lasts t_min; the minimum of the calls). */
+static double built_ticks(struct amp_ctx *c, const struct built_call *b, uint64_t units)
+{
+	uint64_t times = 1;
+	double t = INFINITY;
 
-		amp_plan_init(&p, "blocks", bytes);
-		if (amp_plan_add_strided(&p, 0, 16, bytes / 16) < 0) {
-			snprintf(err, len, "%s: out of memory", l->lv->name);
-			return -1;
-		}
-		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 2, 0);
-		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 1, 1);
-		rc = amp_timing_ticks(c, &p, t, err, len);
-		amp_plan_free(&p);
-		*t *= (double)(bytes / 16) / (double)n;
-		return rc;
-	}
-	amp_blocks_run(first, 2);
+	built_run(b, 2);
 	for (;;) {
 		uint64_t t0 = amp_ticks(), dt;
 
-		amp_blocks_run(first, times);
+		built_run(b, times);
 		dt = amp_ticks() - t0;
 		if ((double)dt >= c->t_min_ticks || times >= (1ULL << 40))
 			break;
 		times *= 2;
 	}
-	*t = INFINITY;
 	for (unsigned r = 0; r < (c->reps ? c->reps : 1); r++) {
 		uint64_t t0 = amp_ticks();
 
-		amp_blocks_run(first, times);
-		*t = fmin(*t, (double)(amp_ticks() - t0) / (double)times / (double)n);
+		built_run(b, times);
+		t = fmin(t, (double)(amp_ticks() - t0) / (double)times / (double)units);
 	}
-	c->accesses += times * n * c->reps;
+	c->accesses += times * units * c->reps;
+	return t;
+}
+
+/* Build-time code on the simulated machine: a fetch every 16 B of its
+ * bytes (as many as the code spans, whatever the line), `passes` over
+ * off[0..n-1] + 0..span; ticks per unit of `span` bytes. */
+static int sim_built(struct loop *l, const uint64_t *off, size_t n, uint64_t span, uint64_t region,
+		     double *t, char *err, size_t len)
+{
+	struct amp_plan p;
+	uint64_t *at, k = span / 16;
+	int seq, rc;
+
+	at = malloc(n * k * sizeof *at);
+	if (!at) {
+		snprintf(err, len, "%s: out of memory", l->lv->name);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < k; j++)
+			at[i * k + j] = off[i] + 16 * j;
+	amp_plan_init(&p, "built", region);
+	seq = amp_plan_add_seq(&p, at, n * k);
+	free(at);
+	if (seq < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "%s: out of memory", l->lv->name);
+		return -1;
+	}
+	amp_plan_add_pass(&p, seq, AMP_OP_IFETCH, 2, 0);
+	amp_plan_add_pass(&p, seq, AMP_OP_IFETCH, 1, 1);
+	rc = amp_timing_ticks(l->c, &p, t, err, len);
+	amp_plan_free(&p);
+	*t *= (double)k;
+	return rc;
+}
+
+/* Build-time blocks of adds: time per block of the last n blocks run
+ * repeatedly; on the simulated machine the same code is a straight run
+ * of fetches over its bytes (one unit). */
+static int nano_blocks(struct loop *l, uint64_t n, double *t, char *err, size_t len)
+{
+	unsigned first = (unsigned)(AMP_BLOCKS - n);
+	uint64_t bytes = amp_blocks_bytes(first, err, len), start = 0;
+	struct built_call b = { AMP_BLOCKS_ADDS, first, n };
+
+	if (!bytes)
+		return -1;
+	if (l->c->host->sim) {
+		if (sim_built(l, &start, 1, bytes / 16 * 16, bytes, t, err, len) < 0)
+			return -1;
+		*t /= (double)n;
+		return 0;
+	}
+	*t = built_ticks(l->c, &b, n);
 	return 0;
+}
+
+/* Build-time jump chains: time per 64 B unit of the last n units of the
+ * chain with `jumps` jumps a unit (in the simulated machine, fetches
+ * over the same units at the same offsets). */
+static int nano_chain(struct loop *l, uint64_t n, unsigned jumps, double *t, char *err, size_t len)
+{
+	const int32_t *order = amp_codechain_order(jumps);
+	struct built_call b = { AMP_BLOCKS_CHAINS, jumps, n };
+	uint64_t *off;
+	int rc;
+
+	if (!order || n < 1 || n > AMP_CODECHAIN_UNITS) {
+		snprintf(err, len, "%s: needs %llu KiB of code, more than the build-time chains' %d KiB",
+			 l->lv->name, (unsigned long long)(n * AMP_CODECHAIN_UNIT >> 10),
+			 AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT >> 10);
+		return -1;
+	}
+	if (!l->c->host->sim) {
+		*t = built_ticks(l->c, &b, n);
+		return 0;
+	}
+	off = malloc(n * sizeof *off);
+	if (!off) {
+		snprintf(err, len, "%s: out of memory", l->lv->name);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		off[i] = (uint64_t)order[AMP_CODECHAIN_UNITS - n + i];
+	rc = sim_built(l, off, n, AMP_CODECHAIN_UNIT, (uint64_t)AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT, t,
+		       err, len);
+	free(off);
+	return rc;
 }
 
 /* Time per line of code of n lines, `jumps` jumps a line. */
@@ -131,8 +221,10 @@ static int nano_code(struct loop *l, uint64_t n, unsigned jumps, double *t, char
 	struct amp_plan p;
 	int seq, rc;
 
-	if (l->blocks)
+	if (l->built == AMP_BLOCKS_ADDS)
 		return nano_blocks(l, n, t, err, len);
+	if (l->built == AMP_BLOCKS_CHAINS)
+		return nano_chain(l, n, jumps, t, err, len);
 	amp_plan_init(&p, "icache", n * l->line + l->line);
 	p.fetch_jumps = jumps;
 	seq = amp_plan_add_block_cycle(&p, l->line, (size_t)n, (size_t)(WINDOW_PAGES * l->c->page / l->line),
@@ -205,20 +297,23 @@ static int control(struct loop *l, uint64_t n0, uint64_t *lines, double *mu, dou
 {
 	double t;
 	uint64_t n, lo, hi;
+	uint64_t most = l->built == AMP_BLOCKS_ADDS ? AMP_BLOCKS : l->built ? AMP_CODECHAIN_UNITS : 0;
 
 	if (baseline(l, n0, mu, thr, err, len) < 0)
 		return -1;
 	for (n = n0;; n *= 2) {
-		/* Build-time blocks: the last doubling stops at every block there
+		/* Build-time code: the last doubling stops at every unit there
 		 * is (the smoothing looks SMOOTH/2 further). */
-		if (l->blocks && n > AMP_BLOCKS - SMOOTH / 2) {
-			if (n / 2 >= AMP_BLOCKS - SMOOTH / 2) {
-				snprintf(err, len, "%s: all %d build-time blocks (%llu KiB) run at the baseline's speed",
-					 l->lv->name, AMP_BLOCKS,
-					 (unsigned long long)(amp_blocks_bytes(0, err, len) >> 10));
+		if (most && n > most - SMOOTH / 2) {
+			if (n / 2 >= most - SMOOTH / 2) {
+				uint64_t bytes = l->built == AMP_BLOCKS_ADDS ? amp_blocks_bytes(0, err, len)
+									     : most * AMP_CODECHAIN_UNIT;
+
+				snprintf(err, len, "%s: all %llu KiB of build-time code run at the baseline's speed",
+					 l->lv->name, (unsigned long long)(bytes >> 10));
 				return -1;
 			}
-			n = AMP_BLOCKS - SMOOTH / 2;
+			n = most - SMOOTH / 2;
 		}
 		if (n * l->line > MAX_BYTES) {
 			snprintf(err, len, "%s: code of %llu KiB still runs at the baseline's speed", l->lv->name,
@@ -264,28 +359,45 @@ static int around(const struct loop *l, uint64_t n, unsigned jumps, double *belo
 	return smoothed(&at, n + n / 4, above, err, len);
 }
 
-/* The edge of a verified step where the plateau before it has crept
- * up since the baseline (an AMD Zen 4 guest, 8 jumps a line: 6.0 ticks
- * a line at 16 KiB, 6.2 at 26 KiB, 6.7 at 31.9, 10 at 34.9): the
- * control loop's threshold, crossed on that slope (edges at 29-31 KiB
- * there), is raised by as much as the plateau just below the edge
- * (0.8 E) lies above mu, and the edge searched again between 0.8 E and
- * 1.25 E.  A flat plateau (the simulated machine) leaves it as it was. */
+/* The edge of a verified step, searched again between 0.8 E and 1.25 E
+ * against the plateau just below it (`below`, at 0.8 E) instead of the
+ * baseline's mu:
+ * - where that plateau has crept up since the baseline (an AMD Zen 4
+ *   guest, 8 jumps a line: 6.0 ticks a line at 16 KiB, 6.2 at 26 KiB,
+ *   6.7 at 31.9, 10 at 34.9), the threshold is raised by as much, so the
+ *   slope does not end the search early (edges at 29-31 KiB there);
+ * - on real hardware the threshold then comes down to ONSET above that
+ *   plateau, extended along its slope from 0.8 E to 0.9 E: on a Zen 5
+ *   guest the first lines past the L1i cost little (a decoupled front
+ *   end prefetches them), 32 KiB of chains ran at 5.29 ticks a unit, 34
+ *   KiB at 5.39, 36 at 5.79, and FLOOR_REAL alone put the edge at 36
+ *   KiB.  It never lies above the raised threshold.
+ * A flat plateau on the simulated machine leaves the edge as it was. */
+#define ONSET 0.03
+
 static int on_the_step(struct loop *l, uint64_t *lines, double mu, double thr, double below,
 		       char *err, size_t len)
 {
-	uint64_t lo = *lines * 4 / 5, hi = *lines + *lines / 4;
-	double t;
+	uint64_t lo = *lines * 4 / 5, hi = *lines + *lines / 4, nine = *lines * 9 / 10;
+	double t, slope = 0;
+	int real = !l->c->host->sim;
 
-	if (below <= mu)
+	if (below <= mu && !real)
 		return 0;
-	thr += below - mu;
+	if (below > mu)
+		thr += below - mu;
+	if (real && nine > lo) {
+		if (smoothed(l, nine, &t, err, len) < 0)
+			return -1;
+		slope = fmax(0, (t - below) / (double)(nine - lo));
+	}
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
+		double at = real ? fmin(thr, (below + slope * (double)(mid - *lines * 4 / 5)) * (1 + ONSET)) : thr;
 
 		if (smoothed(l, mid, &t, err, len) < 0)
 			return -1;
-		if (t >= thr)
+		if (t >= at)
 			hi = mid;
 		else
 			lo = mid;
@@ -306,7 +418,9 @@ static int on_the_step(struct loop *l, uint64_t *lines, double mu, double thr, d
  * most `hops` times. */
 static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char *err, size_t len)
 {
-	int tries = 0, soft = hops > 0;
+	/* The chains' op cache overflows at once (their 8-jump plateau
+	 * starts at 1.25 times its edge on a Zen 5 guest): no soft edges. */
+	int tries = 0, soft = hops > 0 && l->built != AMP_BLOCKS_CHAINS;
 
 	for (;;) {
 		double mu, thr, below, near, above, half_below, half_above;
@@ -324,6 +438,12 @@ static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char
 				if (around(l, *lines, l->jumps / 2, &half_below, &half_above, err, len) < 0)
 					return -1;
 				moved = half_above < (1 + STEP / 2) * half_below;
+				/* The 4-jump chain has a small step of its own below its
+				 * op cache's edge (Zen 5 guest: 1.30 ticks a unit at 8 KiB,
+				 * 1.51 at 12, against 2.6 and 5.3 with 8 jumps): an edge
+				 * whose step is at least halved with half the jumps moved. */
+				if (l->built == AMP_BLOCKS_CHAINS)
+					moved = moved || half_above / half_below - 1 < (above / below - 1) / 2;
 			}
 			if (rises && !moved)
 				return on_the_step(l, lines, mu, thr, below, err, len);
@@ -365,18 +485,27 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines, half;
 	double mu, thr;
 
-	if (c->insn_blocks) {
+	if (c->insn_blocks == AMP_BLOCKS_ADDS) {
 		uint64_t block = amp_blocks_bytes(AMP_BLOCKS - 1, err, len);
 
 		if (!block)
 			return -1;
-		l.blocks = 1;
+		l.built = AMP_BLOCKS_ADDS;
 		l.line = 1;
 		n0 = BASE_BYTES / block ? BASE_BYTES / block : 1;
 		if (control(&l, n0, &lines, &mu, &thr, err, len) < 0)
 			return -1;
 		*value = (int64_t)amp_blocks_bytes((unsigned)(AMP_BLOCKS - lines), err, len);
 		return *value > 0 ? 0 : -1;
+	}
+	/* The chains: the same control loop and verification as code laid
+	 * out at run time, in 64 B units, with the chain of 8 jumps a unit
+	 * (4 where verified() looks for an op cache's edge). */
+	if (c->insn_blocks == AMP_BLOCKS_CHAINS) {
+		l.built = AMP_BLOCKS_CHAINS;
+		l.line = AMP_CODECHAIN_UNIT;
+		l.jumps = 8;
+		n0 = BASE_BYTES / l.line;
 	}
 	if (c->opcache.entries > 0) {
 		uint64_t above = (uint64_t)ceil(ABOVE_OPCACHE * (double)c->opcache.bytes / (double)line);

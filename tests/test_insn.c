@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "codechain.h"
 #include "insn_timing.h"
 #include "measure.h"
 #include "mod_sim.h"
@@ -162,43 +163,108 @@ static void test_matrix(void)
 	}
 }
 
-/* Executable mappings refused: the build-time blocks (synth/blocks.c)
- * measure the L1i's capacity with the control loop; on the simulated
- * machine their code is a straight run of fetches over their bytes. */
+/* Executable mappings refused: the build-time code measures the L1i's
+ * capacity with the control loop, both kinds: the jump chains
+ * (synth/codechain.h; on the simulated machine, fetches over their
+ * units at their offsets) and the blocks of adds (a straight run of
+ * fetches over their bytes). */
 static void test_blocks(void)
 {
 	static const char *const presets[] = { "p5-133", "pii-233", "r10k-225" };
+	static const int kinds[] = { AMP_BLOCKS_CHAINS, AMP_BLOCKS_ADDS };
 
-	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-		struct mod_sim *ms = calloc(1, sizeof *ms);
-		static struct amp_sweep sw;
-		char err[AMP_REASON_LEN] = "";
-		struct amp_ctx *c = &ms->ctx;
-		struct amp_level *lv;
-		const struct sim_level_spec *li;
-		double e = -1;
-		int rc = mod_sim_build(ms, presets[i], 0, 1, 0, err, sizeof err);
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+			struct mod_sim *ms = calloc(1, sizeof *ms);
+			static struct amp_sweep sw;
+			char err[AMP_REASON_LEN] = "";
+			struct amp_ctx *c = &ms->ctx;
+			struct amp_level *lv;
+			const struct sim_level_spec *li;
+			double e = -1;
+			int kind = kinds[k], rc;
+			const char *code = kind == AMP_BLOCKS_CHAINS ? "jump chains" : "blocks of adds";
 
-		if (rc == 0) {
-			amp_ctx_init(c, &ms->host, &amp_backend_sim, 3, 3, 1);
-			amp_ctx_timing(c);
-			rc = amp_sweep_run(c, 4ULL << 20, &sw, err, sizeof err) < 0 ||
-			     amp_levels_timing(c, NULL, &sw, err, sizeof err) < 0;
+			if (kind == AMP_BLOCKS_CHAINS && !amp_codechain_have()) {
+				tap_ok(1, "# SKIP %s: no build-time jump chains on this architecture", presets[i]);
+				free(ms);
+				continue;
+			}
+			rc = mod_sim_build(ms, presets[i], 0, 1, 0, err, sizeof err);
+			if (rc == 0) {
+				amp_ctx_init(c, &ms->host, &amp_backend_sim, 3, 3, 1);
+				amp_ctx_timing(c);
+				rc = amp_sweep_run(c, 4ULL << 20, &sw, err, sizeof err) < 0 ||
+				     amp_levels_timing(c, NULL, &sw, err, sizeof err) < 0;
+			}
+			if (rc == 0) {
+				amp_insn_blocks_fill(c, kind, "executable mappings are refused (test)");
+				rc = amp_characterise(c, err, sizeof err);
+			}
+			li = rc == 0 ? spec_of(ms, SIM_CACHE, 1) : NULL;
+			lv = rc == 0 ? mod_sim_level(ms, "L1i") : NULL;
+			if (lv && amp_param_conclusive(&lv->effective_size))
+				e = (double)lv->effective_size.value;
+			tap_ok(li && e >= 0.97 * (double)li->size && e <= 1.03 * (double)li->size &&
+			       strncmp(lv->code, "build-time blocks", 17) == 0 && strstr(lv->code, code) &&
+			       !lv->assoc.known && lv->assoc.reason[0],
+			       "%s build-time %s: L1i capacity %.0f B within 3%% of %llu, the rest says why%s%s",
+			       presets[i], code, e, li ? (unsigned long long)li->size : 0, err[0] ? ": " : "", err);
+			mod_sim_free(ms);
+			free(ms);
 		}
-		if (rc == 0) {
-			amp_insn_blocks_fill(c, "executable mappings are refused (test)");
-			rc = amp_characterise(c, err, sizeof err);
+}
+
+/* The chains' order: every unit once, at a multiple of 64 B; any run
+ * of the last n units (what a run of n executes) puts as many of them
+ * on each set of a cache whose way is 4 KiB as on any other, give or
+ * take one, and give or take two where the way is 8 to 64 KiB; few run
+ * right after their neighbour (no next-line prefetch); the code runs and
+ * returns. */
+static void test_chain_order(void)
+{
+	static const unsigned jumps[] = { AMP_CODECHAIN_JUMPS };
+
+	if (!amp_codechain_have()) {
+		tap_ok(1, "# SKIP no build-time jump chains on this architecture");
+		return;
+	}
+	for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++) {
+		const int32_t *order = amp_codechain_order(jumps[j]);
+		static unsigned char seen[AMP_CODECHAIN_UNITS];
+		static unsigned per_set[5][1024];
+		unsigned unbalanced = 0, bad = 0, neighbours = 0;
+
+		memset(seen, 0, sizeof seen);
+		memset(per_set, 0, sizeof per_set);
+		for (int k = AMP_CODECHAIN_UNITS - 1; order && k >= 0; k--) {
+			int32_t o = order[k];
+
+			if (o < 0 || o % AMP_CODECHAIN_UNIT || o / AMP_CODECHAIN_UNIT >= AMP_CODECHAIN_UNITS ||
+			    seen[o / AMP_CODECHAIN_UNIT]++) {
+				bad++;
+				continue;
+			}
+			if (k + 1 < AMP_CODECHAIN_UNITS && order[k + 1] == o + AMP_CODECHAIN_UNIT)
+				neighbours++;
+			/* Ways of 4, 8, 16, 32 and 64 KiB: 64 << w sets. */
+			for (unsigned w = 0; w < 5; w++) {
+				unsigned sets = 64u << w, lo = ~0u, hi = 0;
+
+				per_set[w][o / AMP_CODECHAIN_UNIT % sets]++;
+				for (unsigned s = 0; s < sets; s++) {
+					lo = per_set[w][s] < lo ? per_set[w][s] : lo;
+					hi = per_set[w][s] > hi ? per_set[w][s] : hi;
+				}
+				unbalanced += hi - lo > (w ? 2u : 1u);
+			}
 		}
-		li = rc == 0 ? spec_of(ms, SIM_CACHE, 1) : NULL;
-		lv = rc == 0 ? mod_sim_level(ms, "L1i") : NULL;
-		if (lv && amp_param_conclusive(&lv->effective_size))
-			e = (double)lv->effective_size.value;
-		tap_ok(li && e >= 0.97 * (double)li->size && e <= 1.03 * (double)li->size &&
-		       strncmp(lv->code, "build-time blocks", 17) == 0 && !lv->assoc.known && lv->assoc.reason[0],
-		       "%s build-time blocks: L1i capacity %.0f B within 3%% of %llu, the rest says why%s%s", presets[i],
-		       e, li ? (unsigned long long)li->size : 0, err[0] ? ": " : "", err);
-		mod_sim_free(ms);
-		free(ms);
+		for (size_t n = 1; n <= AMP_CODECHAIN_UNITS; n *= 4)
+			amp_codechain_run(jumps[j], n, 3);
+		tap_ok(order && !bad && !unbalanced && neighbours < AMP_CODECHAIN_UNITS / 32,
+		       "chain of %u jumps a unit: a permutation of its units (%u bad), every run balanced over "
+		       "the sets (%u not), %u units run right after the one before them, and it runs",
+		       jumps[j], bad, unbalanced, neighbours);
 	}
 }
 
@@ -309,6 +375,7 @@ int main(void)
 	test_sweep_analysis();
 	test_checks();
 	test_blocks();
+	test_chain_order();
 	test_presets();
 	test_matrix();
 	return tap_done();
