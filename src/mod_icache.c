@@ -127,10 +127,11 @@ static double built_ticks(struct amp_ctx *c, const struct built_call *b, uint64_
 	return t;
 }
 
-/* Build-time code on the simulated machine: a fetch every 16 B of its
- * bytes (as many as the code spans, whatever the line), `passes` over
- * off[0..n-1] + 0..span; ticks per unit of `span` bytes. */
-static int sim_built(struct loop *l, const uint64_t *off, size_t n, uint64_t span, uint64_t region,
+/* Build-time code on the simulated machine: a fetch every 16 B of the
+ * `span` bytes at each of off[0..n-1] (as many as the code spans,
+ * whatever the line), two passes to warm, one timed; ticks per unit of
+ * `span` bytes. */
+static int sim_built(struct loop *l, const int32_t *off, size_t n, uint64_t span, uint64_t region,
 		     double *t, char *err, size_t len)
 {
 	struct amp_plan p;
@@ -144,7 +145,7 @@ static int sim_built(struct loop *l, const uint64_t *off, size_t n, uint64_t spa
 	}
 	for (size_t i = 0; i < n; i++)
 		for (uint64_t j = 0; j < k; j++)
-			at[i * k + j] = off[i] + 16 * j;
+			at[i * k + j] = (uint64_t)off[i] + 16 * j;
 	amp_plan_init(&p, "built", region);
 	seq = amp_plan_add_seq(&p, at, n * k);
 	free(at);
@@ -167,7 +168,8 @@ static int sim_built(struct loop *l, const uint64_t *off, size_t n, uint64_t spa
 static int nano_blocks(struct loop *l, uint64_t n, double *t, char *err, size_t len)
 {
 	unsigned first = (unsigned)(AMP_BLOCKS - n);
-	uint64_t bytes = amp_blocks_bytes(first, err, len), start = 0;
+	uint64_t bytes = amp_blocks_bytes(first, err, len);
+	static const int32_t start = 0;
 	struct built_call b = { AMP_BLOCKS_ADDS, first, n };
 
 	if (!bytes)
@@ -189,8 +191,6 @@ static int nano_chain(struct loop *l, uint64_t n, unsigned jumps, double *t, cha
 {
 	const int32_t *order = amp_codechain_order(jumps);
 	struct built_call b = { AMP_BLOCKS_CHAINS, jumps, n };
-	uint64_t *off;
-	int rc;
 
 	if (!order || n < 1 || n > AMP_CODECHAIN_UNITS) {
 		snprintf(err, len, "%s: needs %llu KiB of code, more than the build-time chains' %d KiB",
@@ -202,17 +202,8 @@ static int nano_chain(struct loop *l, uint64_t n, unsigned jumps, double *t, cha
 		*t = built_ticks(l->c, &b, n);
 		return 0;
 	}
-	off = malloc(n * sizeof *off);
-	if (!off) {
-		snprintf(err, len, "%s: out of memory", l->lv->name);
-		return -1;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		off[i] = (uint64_t)order[AMP_CODECHAIN_UNITS - n + i];
-	rc = sim_built(l, off, n, AMP_CODECHAIN_UNIT, (uint64_t)AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT, t,
-		       err, len);
-	free(off);
-	return rc;
+	return sim_built(l, order + AMP_CODECHAIN_UNITS - n, n, AMP_CODECHAIN_UNIT,
+			 (uint64_t)AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT, t, err, len);
 }
 
 /* Time per line of code of n lines, `jumps` jumps a line. */
@@ -378,7 +369,7 @@ static int around(const struct loop *l, uint64_t n, unsigned jumps, double *belo
 static int on_the_step(struct loop *l, uint64_t *lines, double mu, double thr, double below,
 		       char *err, size_t len)
 {
-	uint64_t lo = *lines * 4 / 5, hi = *lines + *lines / 4, nine = *lines * 9 / 10;
+	uint64_t from = *lines * 4 / 5, lo = from, hi = *lines + *lines / 4, nine = *lines * 9 / 10;
 	double t, slope = 0;
 	int real = !l->c->host->sim;
 
@@ -389,11 +380,11 @@ static int on_the_step(struct loop *l, uint64_t *lines, double mu, double thr, d
 	if (real && nine > lo) {
 		if (smoothed(l, nine, &t, err, len) < 0)
 			return -1;
-		slope = fmax(0, (t - below) / (double)(nine - lo));
+		slope = fmax(0, (t - below) / (double)(nine - from));
 	}
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		double at = real ? fmin(thr, (below + slope * (double)(mid - *lines * 4 / 5)) * (1 + ONSET)) : thr;
+		double at = real ? fmin(thr, (below + slope * (double)(mid - from)) * (1 + ONSET)) : thr;
 
 		if (smoothed(l, mid, &t, err, len) < 0)
 			return -1;
