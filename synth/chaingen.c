@@ -95,17 +95,6 @@ static void chain_order(unsigned *order)
 	}
 }
 
-static int log2u(unsigned x)
-{
-	int l = 0;
-
-	while (x > 1) {
-		x >>= 1;
-		l++;
-	}
-	return l;
-}
-
 static void emit_chain(const struct isa *isa, unsigned jumps, const unsigned *order)
 {
 	static unsigned after[AMP_CODECHAIN_UNITS];
@@ -119,7 +108,7 @@ static void emit_chain(const struct isa *isa, unsigned jumps, const unsigned *or
 		for (unsigned j = 0; j + 1 < jumps; j++) {
 			printf("\\t");
 			printf(isa->jump, "1f");
-			printf("\\n\\t.p2align %d\\n1:\\n", log2u(AMP_CODECHAIN_UNIT / jumps));
+			printf("\\n\\t.balign %u\\n1:\\n", AMP_CODECHAIN_UNIT / jumps);
 		}
 		if (after[u] < AMP_CODECHAIN_UNITS)
 			snprintf(label, sizeof label, ".Lc%u_%u", jumps, after[u]);
