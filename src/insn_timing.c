@@ -262,8 +262,8 @@ void amp_insn_blocks_fill(struct amp_ctx *c, int kind, const char *why)
 		lv->measurable = 1;
 		if (kind == AMP_BLOCKS_CHAINS)
 			snprintf(lv->code, sizeof lv->code,
-				 "build-time blocks (jump chains compiled into amp: %d KiB, 8 and 4 jumps per 64 B): %.60s",
-				 AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT >> 10, why);
+				 "build-time blocks (jump chains compiled into amp: %d KiB, 8 and 4 jumps per 64 B, %d layouts): %.60s",
+				 AMP_CODECHAIN_UNITS * AMP_CODECHAIN_UNIT >> 10, AMP_CODECHAIN_LAYOUTS, why);
 		else
 			snprintf(lv->code, sizeof lv->code, "build-time blocks (%d blocks of adds, sizes by &&label): %.40s",
 				 AMP_BLOCKS, why);

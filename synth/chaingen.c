@@ -16,9 +16,11 @@
  * the last pages of a block are consecutive colours, so every set of a
  * cache whose way is 1 to COLOURS pages holds as many of the last n
  * units as any other, give or take two (one where the way is a page).
- * The tail counts the runs
- * down and jumps back to the entry.  The offsets of the units from the
- * chain's start, in chain order, go to a table in .rodata.
+ * The tail counts the runs down and jumps back to the entry.  The
+ * offsets of the units from the chain's start, in chain order, go to a
+ * table in .rodata.  Each kind of chain comes AMP_CODECHAIN_LAYOUTS
+ * times, each with an order of its own, on pages of its own
+ * (amp_codechain<jumps>_<layout>).
  *
  * Usage: chaingen > codechain_asm.c */
 #include <stdint.h>
@@ -95,37 +97,39 @@ static void chain_order(unsigned *order)
 	}
 }
 
-static void emit_chain(const struct isa *isa, unsigned jumps, const unsigned *order)
+static void emit_chain(const struct isa *isa, unsigned jumps, unsigned layout, const unsigned *order)
 {
 	static unsigned after[AMP_CODECHAIN_UNITS];
-	char label[32];
+	char name[32], label[48];
 
+	snprintf(name, sizeof name, "%u_%u", jumps, layout);
 	for (unsigned k = 0; k < AMP_CODECHAIN_UNITS; k++)
 		after[order[k]] = k + 1 < AMP_CODECHAIN_UNITS ? order[k + 1] : AMP_CODECHAIN_UNITS;
-	printf("\t\".p2align 12\\n\"\n\"amp_codechain%u:\\n\"\n", jumps);
+	printf("\"\\t.globl amp_codechain%s\\n\"\n", name);
+	printf("\t\".p2align 12\\n\"\n\"amp_codechain%s:\\n\"\n", name);
 	for (unsigned u = 0; u < AMP_CODECHAIN_UNITS; u++) {
-		printf("\".Lc%u_%u:\\n", jumps, u);
+		printf("\".Lc%s_%u:\\n", name, u);
 		for (unsigned j = 0; j + 1 < jumps; j++) {
 			printf("\\t");
 			printf(isa->jump, "1f");
 			printf("\\n\\t.balign %u\\n1:\\n", AMP_CODECHAIN_UNIT / jumps);
 		}
 		if (after[u] < AMP_CODECHAIN_UNITS)
-			snprintf(label, sizeof label, ".Lc%u_%u", jumps, after[u]);
+			snprintf(label, sizeof label, ".Lc%s_%u", name, after[u]);
 		else
-			snprintf(label, sizeof label, ".Lc%u_tail", jumps);
+			snprintf(label, sizeof label, ".Lc%s_tail", name);
 		printf("\\t");
 		printf(isa->jump, label);
 		printf("\\n\\t.p2align 6\\n\"\n");
 	}
-	printf("\".Lc%u_tail:\\n\\t", jumps);
-	snprintf(label, sizeof label, ".Lc%u_again", jumps);
+	printf("\".Lc%s_tail:\\n\\t", name);
+	snprintf(label, sizeof label, ".Lc%s_again", name);
 	printf(isa->tail, label, label);
 	printf("\\n\"\n");
-	printf("\"\\t.pushsection .rodata\\n\\t.p2align 2\\n\\t.globl amp_codechain%u_order\\namp_codechain%u_order:\\n\"\n",
-	       jumps, jumps);
+	printf("\"\\t.pushsection .rodata\\n\\t.p2align 2\\n\\t.globl amp_codechain%s_order\\namp_codechain%s_order:\\n\"\n",
+	       name, name);
 	for (unsigned k = 0; k < AMP_CODECHAIN_UNITS; k++)
-		printf("\"\\t.int .Lc%u_%u - amp_codechain%u\\n\"\n", jumps, order[k], jumps);
+		printf("\"\\t.int .Lc%s_%u - amp_codechain%s\\n\"\n", name, order[k], name);
 	printf("\"\\t.popsection\\n\"\n");
 }
 
@@ -142,11 +146,11 @@ int main(void)
 		printf("#%s %s\n__asm__(\"\\t.text\\n\"\n", i ? "elif" : "if", isa->guard);
 		printf("\"\\t.globl amp_codechain_enter\\n\\t.type amp_codechain_enter, %%function\\n\"\n"
 		       "\"\\t.p2align 6\\namp_codechain_enter:\\n\\t%s\\n\"\n", isa->entry);
-		for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++) {
-			chain_order(order);
-			printf("\"\\t.globl amp_codechain%u\\n\"\n", jumps[j]);
-			emit_chain(isa, jumps[j], order);
-		}
+		for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++)
+			for (unsigned l = 0; l < AMP_CODECHAIN_LAYOUTS; l++) {
+				chain_order(order);
+				emit_chain(isa, jumps[j], l, order);
+			}
 		printf(");\n");
 	}
 	printf("#endif\n");

@@ -4,29 +4,45 @@
 #include "codechain.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
-extern const uint8_t amp_codechain8[], amp_codechain4[];
-extern const int32_t amp_codechain8_order[], amp_codechain4_order[];
+extern const uint8_t amp_codechain8_0[], amp_codechain8_1[], amp_codechain8_2[];
+extern const uint8_t amp_codechain4_0[], amp_codechain4_1[], amp_codechain4_2[];
+extern const int32_t amp_codechain8_0_order[], amp_codechain8_1_order[], amp_codechain8_2_order[];
+extern const int32_t amp_codechain4_0_order[], amp_codechain4_1_order[], amp_codechain4_2_order[];
 /* Jumps to `entry`; the chain's tail returns after `times` runs. */
 void amp_codechain_enter(const void *entry, uint64_t times);
+
+/* The chains by kind (8 jumps a unit, then 4) and layout. */
+static const struct {
+	const uint8_t *code;
+	const int32_t *order;
+} chains[2][AMP_CODECHAIN_LAYOUTS] = {
+	{ { amp_codechain8_0, amp_codechain8_0_order },
+	  { amp_codechain8_1, amp_codechain8_1_order },
+	  { amp_codechain8_2, amp_codechain8_2_order } },
+	{ { amp_codechain4_0, amp_codechain4_0_order },
+	  { amp_codechain4_1, amp_codechain4_1_order },
+	  { amp_codechain4_2, amp_codechain4_2_order } },
+};
 
 int amp_codechain_have(void)
 {
 	return 1;
 }
 
-const int32_t *amp_codechain_order(unsigned jumps)
+const int32_t *amp_codechain_order(unsigned jumps, unsigned layout)
 {
-	return jumps == 8 ? amp_codechain8_order : jumps == 4 ? amp_codechain4_order : NULL;
+	if ((jumps != 8 && jumps != 4) || layout >= AMP_CODECHAIN_LAYOUTS)
+		return NULL;
+	return chains[jumps == 8 ? 0 : 1][layout].order;
 }
 
-void amp_codechain_run(unsigned jumps, size_t n, uint64_t times)
+void amp_codechain_run(unsigned jumps, unsigned layout, size_t n, uint64_t times)
 {
-	const uint8_t *code = jumps == 8 ? amp_codechain8 : amp_codechain4;
-	const int32_t *order = amp_codechain_order(jumps);
+	const int32_t *order = amp_codechain_order(jumps, layout);
 
 	if (!order || n < 1 || n > AMP_CODECHAIN_UNITS || !times)
 		return;
-	amp_codechain_enter(code + order[AMP_CODECHAIN_UNITS - n], times);
+	amp_codechain_enter(chains[jumps == 8 ? 0 : 1][layout].code + order[AMP_CODECHAIN_UNITS - n], times);
 }
 #else
 int amp_codechain_have(void)
@@ -34,12 +50,12 @@ int amp_codechain_have(void)
 	return 0;
 }
 
-const int32_t *amp_codechain_order(unsigned jumps)
+const int32_t *amp_codechain_order(unsigned jumps, unsigned layout)
 {
 	return NULL;
 }
 
-void amp_codechain_run(unsigned jumps, size_t n, uint64_t times)
+void amp_codechain_run(unsigned jumps, unsigned layout, size_t n, uint64_t times)
 {
 }
 #endif
