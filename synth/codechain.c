@@ -12,6 +12,7 @@ extern const int32_t amp_codechain4_0_order[], amp_codechain4_1_order[], amp_cod
 void amp_codechain_enter(const void *entry, uint64_t times);
 
 /* The chains by kind (8 jumps a unit, then 4) and layout. */
+_Static_assert(AMP_CODECHAIN_LAYOUTS == 3, "chains[] below lists three layouts of each kind");
 static const struct {
 	const uint8_t *code;
 	const int32_t *order;
