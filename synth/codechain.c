@@ -13,10 +13,11 @@ void amp_codechain_enter(const void *entry, uint64_t times);
 
 /* The chains by kind (8 jumps a unit, then 4) and layout. */
 _Static_assert(AMP_CODECHAIN_LAYOUTS == 3, "chains[] below lists three layouts of each kind");
-static const struct {
+struct chain {
 	const uint8_t *code;
 	const int32_t *order;
-} chains[2][AMP_CODECHAIN_LAYOUTS] = {
+};
+static const struct chain chains[2][AMP_CODECHAIN_LAYOUTS] = {
 	{ { amp_codechain8_0, amp_codechain8_0_order },
 	  { amp_codechain8_1, amp_codechain8_1_order },
 	  { amp_codechain8_2, amp_codechain8_2_order } },
@@ -25,6 +26,13 @@ static const struct {
 	  { amp_codechain4_2, amp_codechain4_2_order } },
 };
 
+static const struct chain *chain_of(unsigned jumps, unsigned layout)
+{
+	if ((jumps != 8 && jumps != 4) || layout >= AMP_CODECHAIN_LAYOUTS)
+		return NULL;
+	return &chains[jumps == 8 ? 0 : 1][layout];
+}
+
 int amp_codechain_have(void)
 {
 	return 1;
@@ -32,18 +40,18 @@ int amp_codechain_have(void)
 
 const int32_t *amp_codechain_order(unsigned jumps, unsigned layout)
 {
-	if ((jumps != 8 && jumps != 4) || layout >= AMP_CODECHAIN_LAYOUTS)
-		return NULL;
-	return chains[jumps == 8 ? 0 : 1][layout].order;
+	const struct chain *ch = chain_of(jumps, layout);
+
+	return ch ? ch->order : NULL;
 }
 
 void amp_codechain_run(unsigned jumps, unsigned layout, size_t n, uint64_t times)
 {
-	const int32_t *order = amp_codechain_order(jumps, layout);
+	const struct chain *ch = chain_of(jumps, layout);
 
-	if (!order || n < 1 || n > AMP_CODECHAIN_UNITS || !times)
+	if (!ch || n < 1 || n > AMP_CODECHAIN_UNITS || !times)
 		return;
-	amp_codechain_enter(chains[jumps == 8 ? 0 : 1][layout].code + order[AMP_CODECHAIN_UNITS - n], times);
+	amp_codechain_enter(ch->code + ch->order[AMP_CODECHAIN_UNITS - n], times);
 }
 #else
 int amp_codechain_have(void)

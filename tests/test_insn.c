@@ -215,6 +215,46 @@ static void test_blocks(void)
 		}
 }
 
+/* One chain's order and run (see test_chain_order). */
+static void check_chain(unsigned jumps, unsigned layout)
+{
+	const int32_t *order = amp_codechain_order(jumps, layout);
+	static unsigned char seen[AMP_CODECHAIN_UNITS];
+	static unsigned per_set[5][1024];
+	unsigned unbalanced = 0, bad = 0, neighbours = 0;
+
+	memset(seen, 0, sizeof seen);
+	memset(per_set, 0, sizeof per_set);
+	for (int k = AMP_CODECHAIN_UNITS - 1; order && k >= 0; k--) {
+		int32_t o = order[k];
+
+		if (o < 0 || o % AMP_CODECHAIN_UNIT || o / AMP_CODECHAIN_UNIT >= AMP_CODECHAIN_UNITS ||
+		    seen[o / AMP_CODECHAIN_UNIT]++) {
+			bad++;
+			continue;
+		}
+		if (k + 1 < AMP_CODECHAIN_UNITS && order[k + 1] == o + AMP_CODECHAIN_UNIT)
+			neighbours++;
+		/* Ways of 4, 8, 16, 32 and 64 KiB: 64 << w sets. */
+		for (unsigned w = 0; w < 5; w++) {
+			unsigned sets = 64u << w, lo = ~0u, hi = 0;
+
+			per_set[w][o / AMP_CODECHAIN_UNIT % sets]++;
+			for (unsigned s = 0; s < sets; s++) {
+				lo = per_set[w][s] < lo ? per_set[w][s] : lo;
+				hi = per_set[w][s] > hi ? per_set[w][s] : hi;
+			}
+			unbalanced += hi - lo > (w ? 2u : 1u);
+		}
+	}
+	for (size_t n = 1; n <= AMP_CODECHAIN_UNITS; n *= 4)
+		amp_codechain_run(jumps, layout, n, 3);
+	tap_ok(order && !bad && !unbalanced && neighbours < AMP_CODECHAIN_UNITS / 32,
+	       "chain of %u jumps a unit, layout %u: a permutation of its units (%u bad), every run "
+	       "balanced over the sets (%u not), %u units run right after the one before them, and it runs",
+	       jumps, layout, bad, unbalanced, neighbours);
+}
+
 /* The chains' order: every unit once, at a multiple of 64 B; any run
  * of the last n units (what a run of n executes) puts as many of them
  * on each set of a cache whose way is 4 KiB as on any other, give or
@@ -230,43 +270,8 @@ static void test_chain_order(void)
 		return;
 	}
 	for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++)
-		for (unsigned l = 0; l < AMP_CODECHAIN_LAYOUTS; l++) {
-			const int32_t *order = amp_codechain_order(jumps[j], l);
-			static unsigned char seen[AMP_CODECHAIN_UNITS];
-			static unsigned per_set[5][1024];
-			unsigned unbalanced = 0, bad = 0, neighbours = 0;
-
-			memset(seen, 0, sizeof seen);
-			memset(per_set, 0, sizeof per_set);
-			for (int k = AMP_CODECHAIN_UNITS - 1; order && k >= 0; k--) {
-				int32_t o = order[k];
-
-				if (o < 0 || o % AMP_CODECHAIN_UNIT || o / AMP_CODECHAIN_UNIT >= AMP_CODECHAIN_UNITS ||
-				    seen[o / AMP_CODECHAIN_UNIT]++) {
-					bad++;
-					continue;
-				}
-				if (k + 1 < AMP_CODECHAIN_UNITS && order[k + 1] == o + AMP_CODECHAIN_UNIT)
-					neighbours++;
-				/* Ways of 4, 8, 16, 32 and 64 KiB: 64 << w sets. */
-				for (unsigned w = 0; w < 5; w++) {
-					unsigned sets = 64u << w, lo = ~0u, hi = 0;
-
-					per_set[w][o / AMP_CODECHAIN_UNIT % sets]++;
-					for (unsigned s = 0; s < sets; s++) {
-						lo = per_set[w][s] < lo ? per_set[w][s] : lo;
-						hi = per_set[w][s] > hi ? per_set[w][s] : hi;
-					}
-					unbalanced += hi - lo > (w ? 2u : 1u);
-				}
-			}
-			for (size_t n = 1; n <= AMP_CODECHAIN_UNITS; n *= 4)
-				amp_codechain_run(jumps[j], l, n, 3);
-			tap_ok(order && !bad && !unbalanced && neighbours < AMP_CODECHAIN_UNITS / 32,
-			       "chain of %u jumps a unit, layout %u: a permutation of its units (%u bad), every run "
-			       "balanced over the sets (%u not), %u units run right after the one before them, and it runs",
-			       jumps[j], l, bad, unbalanced, neighbours);
-		}
+		for (unsigned l = 0; l < AMP_CODECHAIN_LAYOUTS; l++)
+			check_chain(jumps[j], l);
 	/* The layouts are other code: another order, on pages of their own. */
 	tap_ok(!amp_codechain_order(8, AMP_CODECHAIN_LAYOUTS) && amp_codechain_order(8, 0) != amp_codechain_order(8, 1) &&
 	       memcmp(amp_codechain_order(8, 0), amp_codechain_order(8, 1), AMP_CODECHAIN_UNITS * sizeof(int32_t)) != 0,

@@ -16,6 +16,13 @@
 #include "timing.h"
 #include "measure.h"
 
+/* Older kernels' headers lack it (the hint alone then; EEXIST never). */
+#ifdef MAP_FIXED_NOREPLACE
+#define FIXED_NOREPLACE MAP_FIXED_NOREPLACE
+#else
+#define FIXED_NOREPLACE 0
+#endif
+
 static void test_plans(void)
 {
 	struct amp_plan p;
@@ -209,14 +216,9 @@ static void test_real_runner(void)
 			for (int j = 0; j < i; j++)
 				below &= lo[i] + 3 * 4096 <= lo[j];
 			if (i == 0) {
-#ifdef MAP_FIXED_NOREPLACE
 				obstacle = mmap((void *)(lo[0] - wall), wall, PROT_NONE,
-						MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+						MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | FIXED_NOREPLACE, -1, 0);
 				taken = obstacle == MAP_FAILED && errno == EEXIST;
-#else
-				obstacle = mmap((void *)(lo[0] - wall), wall, PROT_NONE,
-						MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-#endif
 			}
 			amp_jumpchain_free(jc);
 		}
