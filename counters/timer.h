@@ -19,12 +19,14 @@ static inline uint64_t amp_now_ns(void)
 }
 
 /* One timer read.  rdtscp waits for earlier instructions to finish, so
- * the loads being timed are not left outside the bracket. */
+ * the loads being timed are not left outside the bracket; the lfence
+ * after it keeps later ones from starting before it (a single timed
+ * load, as in an eviction test, would otherwise be issued early). */
 static inline uint64_t amp_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	uint32_t lo, hi, aux;
-	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+	__asm__ __volatile__("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
 	return ((uint64_t)hi << 32) | lo;
 #elif defined(__aarch64__)
 	uint64_t v;

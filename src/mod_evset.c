@@ -24,7 +24,10 @@
  *    power of two to be clear;
  *  - capacity = ways x way size.
  * The class found (the set and the pool lines that joined it) is kept
- * for the block-size test (mod_block.c). */
+ * for the block-size test (mod_block.c).
+ * By timing the tests are eviction tests of a target line instead of
+ * walk times (target_ways_vote below): the minimal set is then `ways`
+ * lines, and the target is the class's first line. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@
 #include <string.h>
 #include "measure.h"
 #include "timing.h"
+#include "trace.h"
 #include "util.h"
 
 #define POOL_MIN 16
@@ -53,6 +57,24 @@
  * about twice a walk, but with some walks' worth of spread. */
 #define MIN_MISSES_PER_WALK_COUNTED 0.25
 
+/* Timing: eviction tests (target reload).  A walk of many lines shows a
+ * few misses among hundreds of hits only as a small share of its time
+ * (on this project's Zen 5 guest, group testing by walk time stalled at
+ * 150-470 lines); one reload of a target is a hit or a miss whatever the
+ * set's size.  The pool is big enough to hold ways + 1 lines of the
+ * target's set where the set index hashes bits above the page (1 line
+ * in ~64 at one page offset joined on that guest's L2). */
+#define TARGET_POOL 4096
+#define VERIFY_REPS (3 * AMP_RELOAD_REPS)
+/* A false "evicts" drops a needed line; the search then steps back. */
+#define MAX_BACKTRACKS 8
+/* Timing: ways x way over this many times the sweep's effective size is
+ * no capacity: the share of joiners came from a hashed set index (this
+ * project's Zen 5 guest: 1 in ~64 joined, 16 x 256 KiB against 608-860
+ * KiB effective; scattered frames alone leave over 0.45 of a capacity
+ * effective on the simulated machine). */
+#define HASHED_RATIO 4
+
 /* One vote's eviction set, kept from the ways vote for the way vote. */
 struct evset {
 	uint64_t *pool, npool; /* pool line offsets */
@@ -63,6 +85,12 @@ struct evset {
 	uint64_t spacing;      /* between pool pages */
 	uint64_t region;
 	int above_adds;        /* every page joined, yet other pages fit */
+	/* Timing: eviction tests of a target on one arena's frames (the
+	 * target is set[0]); a reload slower than `evicted` was evicted. */
+	struct amp_arena arena;
+	double evicted;
+	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
+	uint64_t nl1;
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -192,18 +220,195 @@ static int any_order_thrashes(struct amp_ctx *c, const struct amp_level *lv, con
 	return 0;
 }
 
+static int in_set(const struct evset *e, uint64_t x)
+{
+	for (uint64_t i = 0; i < e->nset; i++)
+		if (e->set[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Each vote a different offset in the page: a different set. */
+static uint64_t vote_offset(const struct amp_ctx *c, unsigned v)
+{
+	return (uint64_t)(v * 5 % (c->page / 64 > 8 ? c->page / 64 - 8 : 1)) * 64;
+}
+
+static void evset_free(struct evset *e)
+{
+	free(e->pool);
+	amp_arena_close(&e->arena);
+	memset(e, 0, sizeof *e);
+}
+
+/* The reload of `target` after walks of s[0..n-1]: whether it missed. */
+static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
+{
+	double t;
+
+	/* The warm-up line: the target's page, the other half (another L1
+	 * set). */
+	if (amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), s, n, AMP_RELOAD_PASSES,
+			      reps, &t, err, len) < 0)
+		return -1;
+	if (ticks)
+		*ticks = t;
+	*yes = t > e->evicted;
+	return 0;
+}
+
+/* Group testing on eviction: s[0..*n-1] evicts the target; drop every
+ * group it can spare.  A dropped group stays right after the set, so a
+ * set that stopped evicting (a false "evicts" dropped a line it needed)
+ * steps back to the one before. */
+static int reduce_target(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			 uint64_t target, uint64_t *s, uint64_t *n, char *err, size_t len)
+{
+	uint64_t start_groups = (uint64_t)lv->above->assoc.value + 2, groups = start_groups;
+	uint64_t *rest = malloc(*n * sizeof *rest), *before = malloc(*n * sizeof *before), depth = 0;
+	int backtracks = 0, rc = -1, yes;
+
+	if (!rest || !before) {
+		snprintf(err, len, "out of memory");
+		goto out;
+	}
+	while (*n > 1) {
+		uint64_t g = groups < *n ? groups : *n;
+		int dropped = 0;
+
+		for (uint64_t k = 0; k < g && !dropped; k++) {
+			uint64_t lo = *n * k / g, hi = *n * (k + 1) / g, m = 0;
+
+			for (uint64_t i = 0; i < *n; i++)
+				if (i < lo || i >= hi)
+					rest[m++] = s[i];
+			if (evicts(c, e, target, rest, m, AMP_RELOAD_REPS, NULL, &yes, err, len) < 0)
+				goto out;
+			if (yes) {
+				/* s = rest, then the group dropped. */
+				memmove(rest + m, s + lo, (hi - lo) * sizeof *s);
+				memcpy(s, rest, *n * sizeof *s);
+				before[depth++] = *n;
+				*n = m;
+				dropped = 1;
+			}
+		}
+		if (dropped)
+			continue;
+		if (evicts(c, e, target, s, *n, VERIFY_REPS, NULL, &yes, err, len) < 0)
+			goto out;
+		if (!yes) {
+			if (!depth || ++backtracks > MAX_BACKTRACKS) {
+				snprintf(err, len, "%s: group testing lost the target's set at %llu lines (the reloads are too noisy)",
+					 lv->name, (unsigned long long)*n);
+				goto out;
+			}
+			*n = before[--depth];
+			groups = start_groups;
+			continue;
+		}
+		if (g >= *n)
+			break; /* no single line can go: minimal */
+		groups = 2 * g;
+	}
+	rc = 0;
+out:
+	free(rest);
+	free(before);
+	return rc;
+}
+
+/* Timing: the ways are the lines of a minimal set that evicts a target
+ * line (ways lines of its set, whatever the replacement order). */
+static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			    char *err, size_t len)
+{
+	struct evset *e = &found[v % AMP_MAX_VOTES];
+	/* Lines at a multiple of 512 B in their page: the block-size test
+	 * moves them by up to 256 B within any line (mod_block.c). */
+	uint64_t off = (uint64_t)(v * 3 % (c->page / 512 > 1 ? c->page / 512 : 1)) * 512, target = off, few = (uint64_t)lv->above->assoc.value + 4, n, *s;
+	double fits, all, gap = lv->next_ticks - lv->hit_ticks;
+	struct amp_rng r;
+	int yes;
+
+	evset_free(e);
+	e->spacing = pool_spacing(c, lv);
+	e->npool = TARGET_POOL;
+	e->region = (e->npool + 1) * e->spacing;
+	if (amp_arena_open(&e->arena, e->region, 0, err, len) < 0)
+		return -1;
+	e->pool = malloc(e->npool * sizeof *e->pool);
+	s = malloc(e->npool * sizeof *s);
+	if (!e->pool || !s) {
+		free(s);
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	/* The target's page first, the pool's pages after it in a random
+	 * order (walks in address order would train a prefetcher). */
+	for (uint64_t i = 0; i < e->npool; i++)
+		e->pool[i] = (i + 1) * e->spacing + off;
+	amp_rng_seed(&r, c->seed ^ 0x7461726765740000ULL ^ v);
+	amp_shuffle(e->pool, (size_t)e->npool, &r);
+	/* The reload after a few pool lines (out of the L1 set, still
+	 * here) and after all of them (some set of this level overflowed). */
+	e->evicted = INFINITY;
+	if (evicts(c, e, target, e->pool, few, VERIFY_REPS, &fits, &yes, err, len) < 0 ||
+	    evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
+		free(s);
+		return -1;
+	}
+	amp_trace_point(lv, "timing", "pool_lines", "lines per walk before the target's reload", (double)few,
+			"reload_ticks", "ticks of the target's reload", fits, 0);
+	amp_trace_point(lv, "timing", "pool_lines", "lines per walk before the target's reload",
+			(double)e->npool, "reload_ticks", "ticks of the target's reload", all, 0);
+	if (gap <= 0 || all - fits < gap / 2) {
+		free(s);
+		snprintf(err, len, "%s: %llu lines at one page offset do not evict one more of them (its reload: %.1f ticks after %llu of them, %.1f after all; %s's hit and miss differ by %.1f)",
+			 lv->name, (unsigned long long)e->npool, fits, (unsigned long long)few, all, lv->name, gap);
+		return -1;
+	}
+	/* Half the gap above the hit: the whole pool may push the target
+	 * further down than the level below (a reload from there is a miss
+	 * here all the same). */
+	e->evicted = fits + gap / 2;
+	n = e->npool;
+	memcpy(s, e->pool, n * sizeof *s);
+	if (reduce_target(c, lv, e, target, s, &n, err, len) < 0) {
+		free(s);
+		return -1;
+	}
+	if (n < 2 || n + 1 > AMP_MAX_CONG) {
+		free(s);
+		snprintf(err, len, "%s: group testing ended with %llu lines", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	e->set[0] = target;
+	memcpy(e->set + 1, s, n * sizeof *s);
+	e->nset = n + 1;
+	/* The baseline's walk less the set's lines: it did not evict the
+	 * target, so fewer of its lines cannot either. */
+	for (uint64_t i = 0; i < few && e->nl1 < AMP_MAX_CONG; i++)
+		if (!in_set(e, e->pool[i]))
+			e->l1[e->nl1++] = e->pool[i];
+	free(s);
+	*value = (int64_t)n;
+	return 0;
+}
+
 static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
 {
 	struct evset *e = &found[v % AMP_MAX_VOTES];
 	uint64_t spacing = pool_spacing(c, lv), max = pool_max(c, lv);
-	/* Each vote a different offset in the page: a different set. */
-	uint64_t off = (uint64_t)(v * 5 % (c->page / 64 > 8 ? c->page / 64 - 8 : 1)) * 64;
+	uint64_t off = vote_offset(c, v);
 	uint64_t n = POOL_MIN, *s;
 	int yes = 0;
 
-	free(e->pool);
-	memset(e, 0, sizeof *e);
+	if (lv->method == AMP_METHOD_TIMING)
+		return target_ways_vote(c, lv, v, value, err, len);
+	evset_free(e);
 	e->spacing = spacing;
 	e->npool = max > CLASS_SAMPLE ? max : CLASS_SAMPLE;
 	e->region = e->npool * spacing;
@@ -265,17 +470,13 @@ static int joins(struct amp_ctx *c, const struct amp_level *lv, const struct evs
 {
 	uint64_t t[AMP_MAX_CONG + 1];
 
+	/* Timing: x is the target, the set's ways lines the walk. */
+	if (lv->method == AMP_METHOD_TIMING)
+		return evicts(c, e, x, e->set + 1, e->nset - 1, AMP_RELOAD_REPS, NULL, yes, err, len);
+
 	memcpy(t, e->set + 1, (e->nset - 1) * sizeof *t);
 	t[e->nset - 1] = x;
 	return thrashes(c, lv, t, e->nset, e->region, yes, err, len);
-}
-
-static int in_set(const struct evset *e, uint64_t x)
-{
-	for (uint64_t i = 0; i < e->nset; i++)
-		if (e->set[i] == x)
-			return 1;
-	return 0;
 }
 
 /* Counters: how many of g[0..k-1] (k <= ways) join the set, added to
@@ -365,6 +566,8 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 			return -1;
 		sample = 0;
 	}
+	if (lv->method == AMP_METHOD_TIMING)
+		sample = e->npool; /* eviction tests are cheap: the whole pool */
 	for (uint64_t i = 0; i < sample; i++) {
 		/* The set's own lines are of its colour too: leaving them out
 		 * of both counts would bias the share low (a 20-way set in a
@@ -386,6 +589,14 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	if (colours >= 2) {
 		/* Frames are pages: a colour is a page, whatever the spacing. */
 		*value = (int64_t)(colours * (double)c->page);
+		if (lv->method == AMP_METHOD_TIMING && lv->effective_size.known &&
+		    (double)*value * (double)(e->nset - 1) > HASHED_RATIO * (double)lv->effective_size.value) {
+			snprintf(err, len, "%s: 1 line in %.0f at one page offset joined its set: %llu ways would hold %llu KiB, over %d times its effective %llu KiB, so its set index hashes bits above the page",
+				 lv->name, 1 / share, (unsigned long long)e->nset - 1,
+				 (unsigned long long)((uint64_t)*value * (e->nset - 1) >> 10), HASHED_RATIO,
+				 (unsigned long long)(lv->effective_size.value >> 10));
+			return -1;
+		}
 		return 0;
 	}
 	/* Every page joins: then any ways + 1 pool lines share one set and
@@ -430,10 +641,8 @@ static void forget_sets(void)
 	free(walked);
 	walked = NULL;
 	nwalked = 0;
-	for (int v = 0; v < AMP_MAX_VOTES; v++) {
-		free(found[v].pool);
-		memset(&found[v], 0, sizeof found[v]);
-	}
+	for (int v = 0; v < AMP_MAX_VOTES; v++)
+		evset_free(&found[v]);
 }
 
 static int evset_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
@@ -514,6 +723,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 {
 	struct amp_param ways, way;
 	const struct amp_level *up = lv->above;
+	int winner = -1;
 
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
@@ -557,7 +767,17 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 			memcpy(lv->cong, e->cls, e->ncls * sizeof *e->cls);
 			lv->ncong = (int)e->ncls;
 			lv->cong_region = e->region;
+			winner = v;
 		}
+	}
+	/* Timing: the class's lines share a set on its arena's frames only;
+	 * the block-size test (mod_block.c) runs there, then frees it. */
+	if (winner >= 0 && lv->method == AMP_METHOD_TIMING && (lv->cong_arena = malloc(sizeof *lv->cong_arena))) {
+		*lv->cong_arena = found[winner].arena;
+		memset(&found[winner].arena, 0, sizeof found[winner].arena);
+		lv->cong_evicted_ticks = found[winner].evicted;
+		memcpy(lv->cong_l1, found[winner].l1, found[winner].nl1 * sizeof *lv->cong_l1);
+		lv->ncong_l1 = (int)found[winner].nl1;
 	}
 	forget_sets();
 	if (!amp_param_conclusive(&way)) {
@@ -568,8 +788,8 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	return 0;
 }
 
-/* Timed walks over the pool run on huge pages where the system grants
- * them: a pool line per 4 KiB page costs a walk of hundreds of pages
+/* Timed walks (the counted path's oracle, and the timing path's check
+ * that other pages fit) run on huge pages where the system grants them: a pool line per 4 KiB page costs a walk of hundreds of pages
  * STLB lookups (5 ticks an access on this project's Zen 5 guest, a
  * fifth of the gap to L3) that a timed walk cannot tell from misses.
  * The sets still come from experiment: group testing needs no address

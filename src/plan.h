@@ -10,7 +10,12 @@
 #include <stdint.h>
 #include "counters.h"
 
-enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH };
+/* TOUCH: loads in sequence order that do not wait for each other (no
+ * chain is written), for passes that only set up the caches' state (an
+ * eviction test's walks: chained, and with its chain stored into the
+ * lines before each test, group testing on this project's Zen 5 guest
+ * ended with 16 to 35 lines where 16 do). */
+enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH };
 
 #define AMP_PLAN_MAX_SEQ 8
 #define AMP_PLAN_MAX_PASS 16
@@ -30,9 +35,21 @@ struct amp_pass {
 	int measured;     /* inside the counter/timer bracket */
 };
 
+/* A region kept mapped across runs (real machine): physically indexed
+ * caches see a page's frame, so experiments that learn which lines share
+ * a set (eviction sets) must run every plan on the same frames. */
+struct amp_arena {
+	uint8_t *base;
+	size_t size;
+	uint64_t reserved;  /* bytes held under the memory bound */
+};
+
 struct amp_plan {
 	char name[64];
 	uint64_t region;  /* bytes; offsets are below this */
+	/* Real machine: run on this arena (at least region bytes) instead
+	 * of a fresh mapping; NULL: a fresh one per run. */
+	const struct amp_arena *arena;
 	int huge;         /* back the data region with huge pages if possible */
 	/* Real machine: the measured passes' walks are doubled until one
 	 * run lasts this many ticks (X-Ray's t_min), on the region prepared
@@ -79,9 +96,18 @@ struct amp_run_result {
 	unsigned reps;
 	uint64_t min[AMP_MAX_SET], max[AMP_MAX_SET];
 	uint64_t ticks_min, ticks_max;
+	uint64_t ticks_median; /* over the first AMP_RUN_MEDIAN_REPS repetitions */
 	uint64_t accesses;   /* measured accesses per repetition */
 	unsigned scale;      /* the measured passes ran this many times their walks */
 };
+
+#define AMP_RUN_MEDIAN_REPS 64
+
+/* Maps an arena of `region` bytes (huge pages where `huge` asks and the
+ * system grants them), its pages touched as plans use them; 0, or -1
+ * with err (the memory bound, or mmap). */
+int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, size_t len);
+void amp_arena_close(struct amp_arena *a);
 
 /* Runs plan reps times on host (real when host->sim is NULL), reading
  * the counters of set around the measured passes (set may be NULL: time

@@ -77,6 +77,7 @@ struct real_plan {
 	uint64_t *store_val[AMP_PLAN_MAX_SEQ];  /* value each store writes */
 	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
 	uint64_t reserved;      /* bytes held under the memory bound */
+	int borrowed;           /* base is an arena's: not unmapped here */
 };
 
 static void real_free(struct real_plan *rp)
@@ -85,7 +86,7 @@ static void real_free(struct real_plan *rp)
 		free(rp->store_val[i]);
 		amp_jumpchain_free(rp->code[i]);
 	}
-	if (rp->base)
+	if (rp->base && !rp->borrowed)
 		munmap(rp->base, rp->size);
 	amp_memory_release(rp->reserved);
 	memset(rp, 0, sizeof *rp);
@@ -193,44 +194,93 @@ static int build_code(const struct amp_plan *p, const struct amp_seq *q, struct 
 	return *jc ? 0 : -1;
 }
 
-static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
+/* Maps `size` bytes (a multiple of HUGE_PAGE when huge) for `what`,
+ * under the memory bound for `need` bytes touched; *base, or -1 with err. */
+static int map_region(const char *what, size_t size, int huge, uint64_t need, uint8_t **base,
+		      char *err, size_t len)
 {
-	uint8_t *raw;
-	char what[96];
-	uint64_t need;
+	uint8_t *raw, *b;
 
-	memset(rp, 0, sizeof *rp);
-	rp->size = p->huge ? (p->region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : p->region;
-	need = touch_bound(p, rp->size);
-	snprintf(what, sizeof what, "plan %s", p->name);
 	if (amp_memory_reserve(what, need, err, len) < 0)
 		return -1;
-	rp->reserved = need;
 	/* NORESERVE: a sparse plan (a few lines 1 GiB apart) costs only
 	 * the pages it touches. */
 	/* Aligned to 2 MiB: huge pages can back it, and the same offsets
 	 * always have the same low address bits (some L1s hash virtual
 	 * address bits into way-predictor tags; an arbitrary placement can
 	 * make lines of one set collide there and look like misses). */
-	raw = mmap(NULL, rp->size + HUGE_PAGE, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (raw == MAP_FAILED) {
-		snprintf(err, len, "plan %s: mmap of %zu bytes: %s", p->name, rp->size, strerror(errno));
-		amp_memory_release(rp->reserved);
+		snprintf(err, len, "%s: mmap of %zu bytes: %s", what, size, strerror(errno));
+		amp_memory_release(need);
 		return -1;
 	}
-	rp->base = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	if (rp->base > raw)
-		munmap(raw, (size_t)(rp->base - raw));
-	munmap(rp->base + rp->size, (size_t)(raw + rp->size + HUGE_PAGE - (rp->base + rp->size)));
+	b = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (b > raw)
+		munmap(raw, (size_t)(b - raw));
+	munmap(b + size, (size_t)(raw + size + HUGE_PAGE - (b + size)));
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
 	/* A hint; 4K pages work too.  AMP_NO_THP=1 forbids huge pages here,
 	 * as on a host without transparent huge pages. */
 	if (amp_thp_forbidden())
-		madvise(rp->base, rp->size, MADV_NOHUGEPAGE);
-	else if (p->huge)
-		madvise(rp->base, rp->size, MADV_HUGEPAGE);
+		madvise(b, size, MADV_NOHUGEPAGE);
+	else if (huge)
+		madvise(b, size, MADV_HUGEPAGE);
 #endif
+	*base = b;
+	return 0;
+}
+
+static size_t mapped_size(uint64_t region, int huge)
+{
+	return huge ? (region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : region;
+}
+
+int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, size_t len)
+{
+	memset(a, 0, sizeof *a);
+	a->size = mapped_size(region, huge);
+	a->reserved = a->size;
+	if (map_region("arena", a->size, huge, a->reserved, &a->base, err, len) < 0) {
+		memset(a, 0, sizeof *a);
+		return -1;
+	}
+	return 0;
+}
+
+void amp_arena_close(struct amp_arena *a)
+{
+	if (a->base) {
+		munmap(a->base, a->size);
+		amp_memory_release(a->reserved);
+	}
+	memset(a, 0, sizeof *a);
+}
+
+static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
+{
+	char what[96];
+
+	memset(rp, 0, sizeof *rp);
+	snprintf(what, sizeof what, "plan %s", p->name);
+	if (p->arena) {
+		if (p->arena->size < p->region) {
+			snprintf(err, len, "%s: region of %llu bytes is larger than its arena", what,
+				 (unsigned long long)p->region);
+			return -1;
+		}
+		rp->base = p->arena->base;
+		rp->size = p->arena->size;
+		rp->borrowed = 1;
+	} else {
+		rp->size = mapped_size(p->region, p->huge);
+		rp->reserved = touch_bound(p, rp->size);
+		if (map_region(what, rp->size, p->huge, rp->reserved, &rp->base, err, len) < 0) {
+			rp->reserved = 0;
+			return -1;
+		}
+	}
 	/* Touch the pages the plan uses now, so page faults stay out of the
 	 * measurement. */
 	for (int s = 0; s < p->nseq; s++)
@@ -286,6 +336,15 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 	case AMP_OP_IFETCH:
 		amp_jumpchain_run(rp->code[ps->seq], times);
 		break;
+	case AMP_OP_TOUCH: {
+		uint64_t sum = 0;
+
+		for (uint64_t t = 0; t < times; t++)
+			for (size_t k = 0; k < q->n; k++)
+				sum += *(volatile uint64_t *)(rp->base + q->off[k]);
+		amp_sink = (void *)(uintptr_t)sum;
+		break;
+	}
 	case AMP_OP_FLUSH:
 		if (q) {
 			for (size_t k = 0; k < q->n; k++) {
@@ -417,6 +476,19 @@ static int run_once(const struct amp_plan *plan, const struct amp_host *host, st
 	return 0;
 }
 
+/* The median of v[0..n-1] (sorts it); the upper one of an even n. */
+static uint64_t median_of(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
 /* Measured accesses beyond which a run is not doubled again. */
 #define MAX_SCALED_ACCESSES (1ULL << 26)
 
@@ -424,7 +496,7 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
 {
 	struct real_plan rp;
-	uint64_t measured = amp_plan_accesses(plan, 1), ticks;
+	uint64_t measured = amp_plan_accesses(plan, 1), ticks, each[AMP_RUN_MEDIAN_REPS];
 	unsigned scale = 1;
 	int rc = 0;
 
@@ -451,7 +523,11 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 		rc = run_once(plan, host, &rp, set, scale, &ticks, err, len);
 		if (rc == 0)
 			rc = result_add(res, set, ticks, err, len);
+		if (rc == 0 && r < AMP_RUN_MEDIAN_REPS)
+			each[r] = ticks;
 	}
+	if (rc == 0)
+		res->ticks_median = median_of(each, reps < AMP_RUN_MEDIAN_REPS ? reps : AMP_RUN_MEDIAN_REPS);
 	if (!host->sim)
 		real_free(&rp);
 	return rc;

@@ -85,6 +85,36 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 	return 0;
 }
 
+int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
+		      uint64_t warm, const uint64_t *off, uint64_t n, unsigned passes, unsigned reps,
+		      double *ticks, char *err, size_t len)
+{
+	struct amp_plan p;
+	struct amp_run_result res;
+	int t, w, rc;
+
+	amp_plan_init(&p, "eviction test", region);
+	p.arena = a;
+	t = amp_plan_add_seq(&p, &target, 1);
+	w = amp_plan_add_seq(&p, off, (size_t)n);
+	if (t < 0 || w < 0 || amp_plan_add_seq(&p, &warm, 1) < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	amp_plan_add_pass(&p, t, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, passes, 0);
+	amp_plan_add_pass(&p, w + 1, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(&p, t, AMP_OP_LOAD, 1, 1);
+	rc = amp_run(&p, c->host, NULL, reps, &res, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	c->accesses += (n * passes + 3) * res.reps;
+	*ticks = (double)res.ticks_median - (c->host->sim ? 0 : amp_timer()->overhead_ticks);
+	return 0;
+}
+
 /* The reference walk: the same pages, each page's lines moved to
  * offsets that spread over the level-1 sets, so it hits L1 yet pays the
  * same translations. */
