@@ -702,17 +702,6 @@ static void mark_nc(struct amp_level *lv)
 		amp_param_unknown(amp_level_param(lv, i), "%s", lv->nc_reason);
 }
 
-/* Arenas an eviction class kept for a later module (mod_evset.c). */
-void amp_release_classes(struct amp_ctx *c)
-{
-	for (int i = 0; i < c->nlv; i++)
-		if (c->lv[i].cong_arena) {
-			amp_arena_close(c->lv[i].cong_arena);
-			free(c->lv[i].cong_arena);
-			c->lv[i].cong_arena = NULL;
-		}
-}
-
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)
 {
 	for (int i = 0; i < c->nlv; i++)
@@ -754,12 +743,9 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 				}
 		}
 		amp_trace_set_module(NULL);
-		if (last && strcmp(mod->name, last) == 0) {
-			amp_release_classes(c);
+		if (last && strcmp(mod->name, last) == 0)
 			return 0;
-		}
 	}
-	amp_release_classes(c);
 	if (last) {
 		snprintf(err, len, "no module named %s", last);
 		return -1;

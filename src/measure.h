@@ -74,16 +74,6 @@ struct amp_level {
 	uint64_t cong[AMP_MAX_CONG];
 	int ncong;
 	uint64_t cong_region;
-	/* Timing: the class came from eviction tests (mod_evset.c): cong[0]
-	 * is their target, cong[1..ways] its eviction set, on this arena's
-	 * frames; a reload slower than cong_evicted_ticks was evicted. */
-	struct amp_arena *cong_arena;
-	double cong_evicted_ticks;
-	/* ... and lines of the target's L1 set that do not evict it here:
-	 * walked with a moved set, they still push the target out of L1
-	 * (whose lines may be shorter than this level's). */
-	uint64_t cong_l1[AMP_MAX_CONG];
-	int ncong_l1;
 	int selected;           /* asked for (--level) or needed by one asked for */
 	struct amp_level *above; /* the level above on the same side */
 
@@ -243,8 +233,6 @@ typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,
  * Returns 0 (conclusive), 1 (inconclusive: below min_confidence) or -1
  * (a vote failed: out is unknown with the reason). */
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out);
-/* Frees what eviction classes kept for later modules (their arenas). */
-void amp_release_classes(struct amp_ctx *c);
 
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

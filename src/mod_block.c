@@ -25,7 +25,6 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "measure.h"
 #include "plan.h"
 #include "timing.h"
@@ -161,46 +160,6 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 			break;
 	}
 	return line_step(lv, offset, thrashed, n, limit, value, err, len);
-}
-
-/* Below L1 by timing, with a target's eviction set (mod_evset.c): move
- * the set by b bytes; while b is inside its lines the walk still evicts
- * the target, from the next line on it walks other sets and the target
- * stays.  The smallest such b is the line (X-Ray 4.4.1, with an eviction
- * test for the thrash: the set's lines sit at a multiple of 512 B in
- * their pages, so b up to 256 B stays inside any line of up to 512). */
-static int target_block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
-			     char *err, size_t len)
-{
-	uint64_t ways = (uint64_t)lv->assoc.value, moved[2 * AMP_MAX_CONG], target = lv->cong[0];
-	uint64_t n = ways + (uint64_t)lv->ncong_l1;
-	double t;
-
-	/* Then lines of the target's L1 set: a set moved past L1's line
-	 * would leave the target in L1. */
-	memcpy(moved + ways, lv->cong_l1, (size_t)lv->ncong_l1 * sizeof *moved);
-	for (uint64_t b = 0; b < PAIR_SPAN; b = b ? 2 * b : 8) {
-		for (uint64_t i = 0; i < ways; i++)
-			moved[i] = lv->cong[1 + i] + b;
-		if (amp_timing_reload(c, lv->cong_arena, lv->cong_region, target, target ^ (c->page / 2), moved,
-				      n, AMP_RELOAD_PASSES, AMP_RELOAD_REPS, &t, err, len) < 0)
-			return -1;
-		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved eviction set (bytes)", (double)b,
-				"reload_ticks", "ticks of the target's reload", t, 0);
-		if (t > lv->cong_evicted_ticks)
-			continue;
-		if (b == 0) {
-			/* The control: unmoved, the set must evict. */
-			snprintf(err, len, "%s: its eviction set no longer evicts its target (reload %.1f ticks)",
-				 lv->name, t);
-			return -1;
-		}
-		*value = (int64_t)b;
-		return 0;
-	}
-	snprintf(err, len, "%s: its eviction set moved by up to %d B still evicts its target", lv->name,
-		 PAIR_SPAN / 2);
-	return -1;
 }
 
 /* Ticks per access of pairs in a buffer of `size`: in each block the
@@ -359,7 +318,8 @@ static int block_applies_l1(const struct amp_ctx *c, const struct amp_level *lv)
 
 static int block_applies_below(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	return lv->method == AMP_METHOD_TIMING && lv->level > 1;
+	/* By timing, eviction tests may have found it (mod_evset.c). */
+	return lv->method == AMP_METHOD_TIMING && lv->level > 1 && !amp_param_conclusive(&lv->line);
 }
 
 static int block_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
@@ -377,10 +337,7 @@ static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 {
 	uint64_t set[AMP_MAX_CONG], region;
 
-	if (amp_param_conclusive(&lv->assoc) && lv->cong_arena && lv->ncong > lv->assoc.value &&
-	    lv->assoc.value < AMP_MAX_CONG)
-		amp_vote(c, lv, target_block_vote, &lv->line);
-	else if (amp_param_conclusive(&lv->assoc) && lv->way.known && class_of(lv, 0, set, &region))
+	if (amp_param_conclusive(&lv->assoc) && lv->way.known && class_of(lv, 0, set, &region))
 		amp_vote(c, lv, block_vote, &lv->line);
 	else if (lv->side == AMP_SIDE_INSN)
 		amp_param_unknown(&lv->line, "needs the associativity and way size first (access pairs are loads)");

@@ -96,12 +96,14 @@ struct amp_run_result {
 	unsigned reps;
 	uint64_t min[AMP_MAX_SET], max[AMP_MAX_SET];
 	uint64_t ticks_min, ticks_max;
-	uint64_t ticks_median; /* over the first AMP_RUN_MEDIAN_REPS repetitions */
+	/* The mean of the middle half of the first AMP_RUN_MIDMEAN_REPS
+	 * repetitions' ticks. */
+	double ticks_midmean;
 	uint64_t accesses;   /* measured accesses per repetition */
 	unsigned scale;      /* the measured passes ran this many times their walks */
 };
 
-#define AMP_RUN_MEDIAN_REPS 64
+#define AMP_RUN_MIDMEAN_REPS 64
 
 /* Maps an arena of `region` bytes (huge pages where `huge` asks and the
  * system grants them), its pages touched as plans use them; 0, or -1

@@ -476,9 +476,15 @@ static int run_once(const struct amp_plan *plan, const struct amp_host *host, st
 	return 0;
 }
 
-/* The median of v[0..n-1] (sorts it); the upper one of an even n. */
-static uint64_t median_of(uint64_t *v, unsigned n)
+/* The mean of the middle half of v[0..n-1] (sorts it): robust to the
+ * runs an interrupt slowed, and finer than a coarse timer's step (a
+ * guest's rdtscp may advance 26 ticks at a time: single reads of one
+ * load land on either side of its true cost). */
+static double midmean_of(uint64_t *v, unsigned n)
 {
+	double sum = 0;
+	unsigned lo = n / 4, hi = n - n / 4;
+
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
 			uint64_t t = v[j];
@@ -486,7 +492,9 @@ static uint64_t median_of(uint64_t *v, unsigned n)
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
-	return v[n / 2];
+	for (unsigned i = lo; i < hi; i++)
+		sum += (double)v[i];
+	return sum / (double)(hi - lo);
 }
 
 /* Measured accesses beyond which a run is not doubled again. */
@@ -496,7 +504,7 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
 {
 	struct real_plan rp;
-	uint64_t measured = amp_plan_accesses(plan, 1), ticks, each[AMP_RUN_MEDIAN_REPS];
+	uint64_t measured = amp_plan_accesses(plan, 1), ticks, each[AMP_RUN_MIDMEAN_REPS];
 	unsigned scale = 1;
 	int rc = 0;
 
@@ -523,11 +531,11 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 		rc = run_once(plan, host, &rp, set, scale, &ticks, err, len);
 		if (rc == 0)
 			rc = result_add(res, set, ticks, err, len);
-		if (rc == 0 && r < AMP_RUN_MEDIAN_REPS)
+		if (rc == 0 && r < AMP_RUN_MIDMEAN_REPS)
 			each[r] = ticks;
 	}
 	if (rc == 0)
-		res->ticks_median = median_of(each, reps < AMP_RUN_MEDIAN_REPS ? reps : AMP_RUN_MEDIAN_REPS);
+		res->ticks_midmean = midmean_of(each, reps < AMP_RUN_MIDMEAN_REPS ? reps : AMP_RUN_MIDMEAN_REPS);
 	if (!host->sim)
 		real_free(&rp);
 	return rc;

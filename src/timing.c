@@ -111,7 +111,7 @@ int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t reg
 	if (rc < 0)
 		return -1;
 	c->accesses += (n * passes + 3) * res.reps;
-	*ticks = (double)res.ticks_median - (c->host->sim ? 0 : amp_timer()->overhead_ticks);
+	*ticks = res.ticks_midmean - (c->host->sim ? 0 : amp_timer()->overhead_ticks);
 	return 0;
 }
 

@@ -136,6 +136,15 @@ static void test_sim_runner(void)
 	tap_eq(res.min[0], 0, "and touch no data line");
 	amp_plan_free(&p);
 
+	/* Touch passes load like chased ones: a walk over 512 lines after a
+	 * flush misses L1d on each of them once. */
+	simple_plan(&p, 16384, 32, 512, (enum amp_op[]){ AMP_OP_FLUSH, AMP_OP_TOUCH }, (int[]){ 0, 1 }, 2);
+	tap_eq(amp_run(&p, &host, &set, 3, &res, err, sizeof err), 0, "touch plan runs");
+	tap_eq(res.min[0], 512, "touches after a flush miss L1d once a line");
+	tap_ok(res.ticks_midmean >= (double)res.ticks_min && res.ticks_midmean <= (double)res.ticks_max,
+	       "the mean of the middle half lies between min and max (%.1f)", res.ticks_midmean);
+	amp_plan_free(&p);
+
 	tap_eq(amp_run_overhead(&host, &set, 3, &res, err, sizeof err), 0, "overhead measured");
 	tap_eq(res.min[0] + res.ticks_min, 0, "reading simulated counters costs nothing");
 	amp_cset_close(&set);
@@ -159,6 +168,32 @@ static void test_real_runner(void)
 	tap_ok(res.ticks_min > 0 && res.ticks_min <= res.ticks_max, "and takes time (%llu ticks)",
 	       (unsigned long long)res.ticks_min);
 	amp_plan_free(&p);
+
+	/* An arena keeps its memory from plan to plan (eviction sets need
+	 * the same frames): the chain a plan wrote is still there after it. */
+	{
+		struct amp_arena arena;
+
+		tap_eq(amp_arena_open(&arena, 8192, 0, err, sizeof err), 0, "an arena opens");
+		amp_plan_init(&p, "t", 8192);
+		p.arena = &arena;
+		amp_plan_add_seq(&p, a, 3);
+		amp_plan_add_seq(&p, (uint64_t[]){ 4096, 4160 }, 2);
+		amp_plan_add_pass(&p, 1, AMP_OP_TOUCH, 2, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 1);
+		tap_eq(amp_run(&p, &host, NULL, 5, &res, err, sizeof err), 0, "a plan runs on it");
+		tap_ok(*(uint8_t **)(arena.base + 64) == arena.base + 128 &&
+		       *(uint8_t **)(arena.base + 128) == arena.base,
+		       "its chain stays in the arena after the run");
+		tap_ok(res.ticks_midmean >= (double)res.ticks_min && res.ticks_midmean <= (double)res.ticks_max,
+		       "the mean of the middle half lies between min and max");
+		p.region = 16384;
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "a plan bigger than its arena is refused");
+		tap_has(err, "larger than its arena", "with the reason");
+		amp_plan_free(&p);
+		amp_arena_close(&arena);
+		tap_ok(arena.base == NULL, "and the arena closes");
+	}
 
 	amp_plan_init(&p, "t", 4096);
 	amp_plan_add_seq(&p, a, 3);
