@@ -70,13 +70,11 @@
 #define MAX_BACKTRACKS 8
 #define SEARCH_TRIES 3
 #define EVICT_RUNS 3
-/* Timing: ways x way over this many times the sweep's effective size is
- * no capacity: the share of joiners came from a set index that hashes
- * bits above the page (this project's Zen 5 guest: 1 line in ~56 at one
- * page offset joined, so 16 x 256 KiB against 608-860 KiB effective;
- * scattered frames alone leave over 0.45 of a capacity effective on the
- * simulated machine). */
-#define HASHED_RATIO 4
+/* Timing: random lines are sampled until this many joined a set (the
+ * share's relative error is about 1/sqrt of it), or this many tested. */
+#define JOINERS_TIMED 64
+#define CANDIDATES_TIMED (1u << 18)
+#define FILL_TRIES 64
 
 /* One vote's eviction set, kept from the ways vote for the way vote. */
 struct evset {
@@ -534,11 +532,6 @@ static int joins(struct amp_ctx *c, const struct amp_level *lv, const struct evs
 {
 	uint64_t t[AMP_MAX_CONG + 1];
 
-	/* Timing: x is the target, the set's ways lines (in x's L1 set
-	 * too) the walk. */
-	if (lv->method == AMP_METHOD_TIMING)
-		return evicts_runs(c, e, x, e->set + 1, e->nset - 1, AMP_RELOAD_REPS, 1, NULL, yes, err, len);
-
 	memcpy(t, e->set + 1, (e->nset - 1) * sizeof *t);
 	t[e->nset - 1] = x;
 	return thrashes(c, lv, t, e->nset, e->region, yes, err, len);
@@ -658,6 +651,155 @@ static int target_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	return -1;
 }
 
+/* Timing, the way size: random lines (a random pool page, a random
+ * offset) join the target's set in a share of one over its sets,
+ * whatever bits its index takes, hashed (the Zen 5 guest's L2: 1 line in
+ * ~56 at one page offset joins) or not.  A test walks ways - 1 lines of
+ * the set and a group of lines of one page offset: the target goes iff
+ * one of them joins.  The group holds more lines than L1 has ways, so it
+ * overflows its L1 set and every walk reaches this level (a line left in
+ * L1 would not count); halves of a group that evicts are filled up with
+ * lines of the same offset known not to join, down to single lines. */
+struct sampler {
+	struct amp_ctx *c;
+	const struct evset *e;
+	struct amp_rng r;
+	uint64_t group;   /* lines per test: L1's ways + 4 */
+	uint64_t joined;
+};
+
+static int group_evicts(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill, int *yes,
+			char *err, size_t len)
+{
+	const struct evset *e = sm->e;
+	uint64_t walk[2 * AMP_MAX_CONG], n = e->nset - 2;
+
+	memcpy(walk, e->set + 2, n * sizeof *walk);
+	memcpy(walk + n, g, k * sizeof *g);
+	if (fill) {
+		memcpy(walk + n + k, fill, (sm->group - k) * sizeof *fill);
+		k = sm->group;
+	}
+	return evicts(sm->c, e, e->set[0], walk, n + k, AMP_RELOAD_REPS, NULL, yes, err, len);
+}
+
+/* k lines at page offset `off` of random pool pages other than the set's. */
+static void random_lines(struct sampler *sm, uint64_t off, uint64_t *g, uint64_t k)
+{
+	const struct evset *e = sm->e;
+
+	for (uint64_t i = 0; i < k; i++) {
+		uint64_t page;
+
+		do
+			page = 1 + amp_rng_below(&sm->r, e->npool);
+		while (in_set(e, page * e->spacing + e->set[0] % e->spacing));
+		g[i] = page * e->spacing + off;
+	}
+}
+
+/* Counts the joiners among g[0..k-1] (which evict together). */
+static int count_in_group(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill,
+			  char *err, size_t len)
+{
+	int yes;
+
+	if (k == 1) {
+		sm->joined++;
+		return 0;
+	}
+	for (int half = 0; half < 2; half++) {
+		const uint64_t *h = g + (half ? k / 2 : 0);
+		uint64_t hk = half ? k - k / 2 : k / 2;
+
+		if (group_evicts(sm, h, hk, fill, &yes, err, len) < 0)
+			return -1;
+		if (yes && count_in_group(sm, h, hk, fill, err, len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int target_way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			   char *err, size_t len)
+{
+	const struct evset *e = &found[v % AMP_MAX_VOTES];
+	uint64_t line = (uint64_t)lv->line.value, tested = 0, g[AMP_MAX_CONG], slots, *fills = NULL, *fill;
+	uint64_t l1way = lv->above->way.known ? (uint64_t)lv->above->way.value : c->page;
+	struct sampler sm = { c, e, { 0 }, (uint64_t)lv->above->assoc.value + 4, 0 };
+	char *found_fill = NULL;
+	int yes;
+
+	if (!e->nset) {
+		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
+		return -1;
+	}
+	if (!amp_param_conclusive(&lv->line)) {
+		snprintf(err, len, "%s: needs its line first", lv->name);
+		return -1;
+	}
+	if (sm.group + e->nset - 2 > 2 * AMP_MAX_CONG || sm.group > AMP_MAX_CONG) {
+		snprintf(err, len, "%s: too many ways above it for a sampling group", lv->name);
+		return -1;
+	}
+	slots = c->page / line;
+	fills = malloc(slots * sm.group * sizeof *fills);
+	found_fill = calloc(slots, 1);
+	if (!fills || !found_fill) {
+		snprintf(err, len, "out of memory");
+		goto fail;
+	}
+	amp_rng_seed(&sm.r, c->seed ^ 0x73657473ULL ^ v);
+	/* Every offset in turn (a plain index puts all joiners at one
+	 * offset: drawing offsets at random would add their count's spread
+	 * to the share's). */
+	for (uint64_t k = 0; sm.joined < JOINERS_TIMED && tested < CANDIDATES_TIMED; k++) {
+		uint64_t slot = (k * 37 + v) % slots, off = slot * line;
+
+		random_lines(&sm, off, g, sm.group);
+		if (group_evicts(&sm, g, sm.group, NULL, &yes, err, len) < 0)
+			goto fail;
+		tested += sm.group;
+		if (!yes)
+			continue;
+		/* Fillers: a group of the same offset that spares the target,
+		 * kept for that offset.  None in the target's L1 set: the set's
+		 * lines overflow it already (and there, where a plain index
+		 * puts all its joiners, few groups would spare the target). */
+		fill = off % l1way == e->set[0] % l1way ? NULL : fills + slot * sm.group;
+		for (int t = 0; fill && !found_fill[slot]; t++) {
+			int fill_yes;
+
+			if (t == FILL_TRIES) {
+				snprintf(err, len, "%s: no group of lines at offset %llu spares its target",
+					 lv->name, (unsigned long long)off);
+				goto fail;
+			}
+			random_lines(&sm, off, fill, sm.group);
+			if (group_evicts(&sm, fill, sm.group, NULL, &fill_yes, err, len) < 0)
+				goto fail;
+			found_fill[slot] = !fill_yes;
+		}
+		if (count_in_group(&sm, g, sm.group, fill, err, len) < 0)
+			goto fail;
+	}
+	free(fills);
+	free(found_fill);
+	amp_trace_point(lv, "timing", "lines_tested", "random lines tested (per vote)", (double)tested,
+			"joined", "lines that joined the set", (double)sm.joined, 0);
+	if (sm.joined < JOINERS_TIMED / 4) {
+		snprintf(err, len, "%s: only %llu of %llu random lines joined its set", lv->name,
+			 (unsigned long long)sm.joined, (unsigned long long)tested);
+		return -1;
+	}
+	*value = (int64_t)(pow(2.0, round(log2((double)tested / (double)sm.joined))) * (double)line);
+	return 0;
+fail:
+	free(fills);
+	free(found_fill);
+	return -1;
+}
+
 static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		    char *err, size_t len)
 {
@@ -670,6 +812,8 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
 		return -1;
 	}
+	if (lv->method == AMP_METHOD_TIMING)
+		return target_way_vote(c, lv, v, value, err, len);
 	memcpy(e->cls, e->set, e->nset * sizeof *e->set);
 	e->ncls = e->nset;
 	if (lv->method == AMP_METHOD_COUNTERS) {
@@ -698,14 +842,6 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	if (colours >= 2) {
 		/* Frames are pages: a colour is a page, whatever the spacing. */
 		*value = (int64_t)(colours * (double)c->page);
-		if (lv->method == AMP_METHOD_TIMING && lv->effective_size.known &&
-		    (double)*value * (double)(e->nset - 1) > HASHED_RATIO * (double)lv->effective_size.value) {
-			snprintf(err, len, "%s: 1 line in %.0f at one page offset joined its set: %llu ways would hold %llu KiB, over %d times its effective %llu KiB, so its set index hashes bits above the page",
-				 lv->name, 1 / share, (unsigned long long)e->nset - 1,
-				 (unsigned long long)((uint64_t)*value * (e->nset - 1) >> 10), HASHED_RATIO,
-				 (unsigned long long)(lv->effective_size.value >> 10));
-			return -1;
-		}
 		return 0;
 	}
 	/* Every page joins: then any ways + 1 pool lines share one set and
