@@ -23,9 +23,10 @@ static const struct {
 	  "timed walks over a full L1 set with half of its lines shifted by 8, 16, 32... bytes" },
 	{ "evset", "a physically indexed level's sets are found by experiment: a minimal group of lines that evicts "
 		   "one line has as many lines as the level has ways",
-	  "walks (timed, or counted where strides failed to predict the sets) over pools of lines, shrunk by group testing until removing any line stops the eviction" },
-	{ "block", "lines of one eviction class moved by less than a line still collide",
-	  "timed walks over an eviction class with half of it moved by growing offsets, or access pairs" },
+	  "by timing, one reload of a target timed after walks of candidate lines (counted walks where strides failed "
+	  "to predict the sets), the candidates shrunk by group testing until removing any line stops the eviction" },
+	{ "block", "a second access within the line just loaded hits; one beyond it pays the level below",
+	  "access pairs in a buffer below the level: a block's last word, then the word D bytes before it, for growing D" },
 	{ "inclusion", "evicting a line from this level evicts it from the level above only if the level is inclusive; "
 		       "an exclusive level holds what the level above does not",
 	  "fill the level above, evict from this level only, then count misses of the level above" },

@@ -68,12 +68,6 @@ struct amp_level {
 	 * misses it (served by the next level); the sweep's largest working
 	 * set at this latency is its effective_size. */
 	double hit_ticks, next_ticks;
-	/* Timing, lower levels: lines all in one set (an eviction class),
-	 * as offsets in a region of cong_region bytes; for the block-size
-	 * test. */
-	uint64_t cong[AMP_MAX_CONG];
-	int ncong;
-	uint64_t cong_region;
 	int selected;           /* asked for (--level) or needed by one asked for */
 	struct amp_level *above; /* the level above on the same side */
 

@@ -1,8 +1,8 @@
 /* mod_block.c - line size by timing.
  *
- * Where the level's sets are known (2 x ways lines that share one set:
- * a power-of-two stride of its way size at L1, the eviction class of
- * mod_evset.c below), X-Ray's block size (4.4.1): move half of those
+ * At L1, whose sets are known (2 x ways lines a power-of-two stride of
+ * its way size apart share one set), X-Ray's block size (4.4.1): move
+ * half of those
  * lines by b bytes; while b is inside their lines the walk thrashes,
  * once b reaches the next line each half fills a set of its own and the
  * walk fits.  The smallest such b is the line.  (Half, not one line: a
@@ -10,7 +10,8 @@
  * level measured.)  The class unmoved must thrash first: a wrong way
  * size spreads it over sets, and every offset would fit.
  *
- * Elsewhere (a level whose sets could not be found), BlackjackBench's
+ * Below L1 the eviction tests of mod_evset.c give the line where they
+ * find a set; elsewhere (a level whose sets could not be found), BlackjackBench's
  * access pairs (3.1.1): in a buffer that lives below this level, the
  * last word of a random 512-byte block, then the word D bytes further
  * down it (downwards: next-line prefetchers run upwards).  The first
@@ -46,12 +47,6 @@ static int class_of(const struct amp_level *lv, unsigned v, uint64_t *set, uint6
 
 	if (2 * a > AMP_MAX_CONG)
 		return 0;
-	if (lv->level > 1 && (uint64_t)lv->ncong >= 2 * a) {
-		for (uint64_t i = 0; i < 2 * a; i++)
-			set[i] = lv->cong[i];
-		*region = lv->cong_region;
-		return 1;
-	}
 	if (lv->level == 1 && amp_param_conclusive(&lv->way)) {
 		uint64_t w = (uint64_t)lv->way.value, base = 64 * (v % 16);
 
@@ -360,7 +355,7 @@ const struct amp_module amp_module_block_l1 = {
 
 const struct amp_module amp_module_block = {
 	.name = "block",
-	.summary = "timing: line size below L1 by moving half of an eviction class (X-Ray) or by access pairs (BlackjackBench)",
+	.summary = "timing: line size below L1 by access pairs (BlackjackBench) where eviction tests gave none",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(line) },
 	.applies = block_applies_below,

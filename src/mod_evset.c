@@ -23,11 +23,10 @@
  *    joiners, and sampling goes on until enough have joined for the
  *    power of two to be clear;
  *  - capacity = ways x way size.
- * The class found (the set and the pool lines that joined it) is kept
- * for the block-size test (mod_block.c).
  * By timing the tests are eviction tests of a target line instead of
  * walk times (target_ways_vote below): the minimal set is then `ways`
- * lines, and the target is the class's first line. */
+ * lines; the line (target_line_vote) and the way size (target_way_vote)
+ * come from the same tests. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
@@ -81,8 +80,6 @@ struct evset {
 	uint64_t *pool, npool; /* pool line offsets */
 	uint64_t set[AMP_MAX_CONG + 1];
 	uint64_t nset;
-	uint64_t cls[AMP_MAX_CONG];  /* the set's lines, then pool lines that joined it */
-	uint64_t ncls;
 	uint64_t spacing;      /* between pool pages */
 	uint64_t region;
 	int above_adds;        /* every page joined, yet other pages fit */
@@ -221,12 +218,17 @@ static int any_order_thrashes(struct amp_ctx *c, const struct amp_level *lv, con
 	return 0;
 }
 
-static int in_set(const struct evset *e, uint64_t x)
+static int contains(const uint64_t *a, uint64_t n, uint64_t x)
 {
-	for (uint64_t i = 0; i < e->nset; i++)
-		if (e->set[i] == x)
+	for (uint64_t i = 0; i < n; i++)
+		if (a[i] == x)
 			return 1;
 	return 0;
+}
+
+static int in_set(const struct evset *e, uint64_t x)
+{
+	return contains(e->set, e->nset, x);
 }
 
 /* e's pool: a line at page offset `off` of each of e->npool pages from
@@ -267,13 +269,13 @@ static void evset_free(struct evset *e)
  * runs at the hit's 52 ticks between runs at 85-95), while a set that
  * cannot evict it never reads as a miss but for noise: evicted in any
  * of EVICT_RUNS runs is evicted. */
-static int evicts_runs(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
-		       uint64_t n, unsigned reps, int runs, double *ticks, int *yes, char *err, size_t len)
+static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
 	double t = 0;
 
 	*yes = 0;
-	for (int k = 0; k < runs && !*yes; k++) {
+	for (int k = 0; k < EVICT_RUNS && !*yes; k++) {
 		/* The warm-up line: the target's page, the other half (another
 		 * L1 set). */
 		if (amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), s, n,
@@ -284,12 +286,6 @@ static int evicts_runs(struct amp_ctx *c, const struct evset *e, uint64_t target
 	if (ticks)
 		*ticks = t;
 	return 0;
-}
-
-static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
-		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
-{
-	return evicts_runs(c, e, target, s, n, reps, EVICT_RUNS, ticks, yes, err, len);
 }
 
 /* Group testing on eviction: s[0..*n-1] evicts the target; drop every
@@ -371,14 +367,9 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 	uint64_t other[AMP_MAX_CONG], k = 0;
 	int yes;
 
-	for (uint64_t i = 0; i < e->npool && k < n; i++) {
-		int in = 0;
-
-		for (uint64_t j = 0; j < n; j++)
-			in |= e->pool[i] == s[j];
-		if (!in)
+	for (uint64_t i = 0; i < e->npool && k < n; i++)
+		if (!contains(s, n, e->pool[i]))
 			other[k++] = e->pool[i];
-	}
 	if (evicts(c, e, target, other, k, VERIFY_REPS, NULL, &yes, err, len) < 0)
 		return -1;
 	if (yes) {
@@ -598,8 +589,6 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 		return 0;
 	if (k == 1) {
 		++*joined;
-		if (e->ncls < AMP_MAX_CONG)
-			e->cls[e->ncls++] = g[0];
 		return 0;
 	}
 	if (count_joiners(c, lv, e, g, k / 2, joined, err, len) < 0)
@@ -854,8 +843,6 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	}
 	if (lv->method == AMP_METHOD_TIMING)
 		return target_way_vote(c, lv, v, value, err, len);
-	memcpy(e->cls, e->set, e->nset * sizeof *e->set);
-	e->ncls = e->nset;
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		if (counted_share(c, lv, e, v, &tested, &joined, err, len) < 0)
 			return -1;
@@ -874,8 +861,6 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 			return -1;
 		tested++;
 		joined += yes;
-		if (yes && e->ncls < AMP_MAX_CONG)
-			e->cls[e->ncls++] = e->pool[i];
 	}
 	share = (double)(joined + 1) / (double)(tested + 1);
 	colours = pow(2.0, round(log2(1.0 / share)));
@@ -986,15 +971,13 @@ static int hidden_above(const struct amp_level *lv, int64_t ways)
 }
 
 /* Whether some vote's set held lines of other sets (the level above
- * passes its victims here); by timing, half the votes or more (one
- * noisy vote whose every line seemed to join is not an exclusive pair). */
-static int above_adds(const struct amp_ctx *c, const struct amp_level *lv)
+ * passes its victims here). */
+static int above_adds(const struct amp_ctx *c)
 {
-	unsigned flagged = 0, nv = c->votes < AMP_MAX_VOTES ? c->votes : AMP_MAX_VOTES;
-
-	for (unsigned v = 0; v < nv; v++)
-		flagged += found[v].above_adds;
-	return lv->method == AMP_METHOD_TIMING ? 2 * flagged >= nv && flagged : flagged > 0;
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].above_adds)
+			return 1;
+	return 0;
 }
 
 /* No associativity (lv->assoc says why): way and size wait on it. */
@@ -1014,7 +997,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	amp_vote(c, lv, ways_vote, &ways);
-	if (above_adds(c, lv)) {
+	if (above_adds(c)) {
 		/* The level above adds its ways: no vote can be trusted. */
 		lv->assoc = ways;
 		amp_param_unknown(&lv->assoc, "%s", ways.reason[0] ? ways.reason : "the level above passes its victims here");
@@ -1038,25 +1021,13 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		amp_vote(c, lv, target_line_vote, &lv->line);
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
-	if (above_adds(c, lv) && !amp_param_conclusive(&way)) {
+	if (above_adds(c) && !amp_param_conclusive(&way)) {
 		/* The set found is this level's and the one above's. */
 		forget_sets();
 		lv->thrash_ways = 0;
 		amp_param_unknown(&lv->assoc, "%s", way.reason);
 		amp_param_unknown(&lv->size, "needs the associativity first");
 		return 0;
-	}
-	/* The class of the winning vote, for the block-size test. */
-	lv->ncong = 0;
-	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++) {
-		const struct evset *e = &found[v];
-
-		if (lv->method != AMP_METHOD_TIMING && e->nset == (uint64_t)ways.value + 1 &&
-		    e->ncls > (uint64_t)lv->ncong) {
-			memcpy(lv->cong, e->cls, e->ncls * sizeof *e->cls);
-			lv->ncong = (int)e->ncls;
-			lv->cong_region = e->region;
-		}
 	}
 	forget_sets();
 	if (!amp_param_conclusive(&way)) {
@@ -1067,12 +1038,11 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	return 0;
 }
 
-/* Timed walks (the counted path's oracle, and the timing path's check
- * that other pages fit) run on huge pages where the system grants them: a pool line per 4 KiB page costs a walk of hundreds of pages
- * STLB lookups (5 ticks an access on this project's Zen 5 guest, a
- * fifth of the gap to L3) that a timed walk cannot tell from misses.
- * The sets still come from experiment: group testing needs no address
- * arithmetic, and a colour is a 4 KiB frame either way (see way_vote). */
+/* By timing, the walk that calibrates this level's hit (calibrate_hit;
+ * the eviction tests themselves run on their arena) is backed by huge
+ * pages where the system grants them, as when walks over hundreds of
+ * pool pages timed group testing here: their STLB lookups (5 ticks an
+ * access on this project's Zen 5 guest) looked like misses. */
 static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	int rc;
