@@ -25,8 +25,11 @@ static const struct {
 		   "one line has as many lines as the level has ways",
 	  "by timing, one reload of a target timed after walks of candidate lines (counted walks where strides failed "
 	  "to predict the sets), the candidates shrunk by group testing until removing any line stops the eviction" },
-	{ "block", "a second access within the line just loaded hits; one beyond it pays the level below",
-	  "access pairs in a buffer below the level: a block's last word, then the word D bytes before it, for growing D" },
+	{ "block", "all lines at one page offset can share a target's set; moved by less than a line they still do, "
+		   "moved by a line they no longer can; a second access within the line just loaded hits",
+	  "below L2, one reload of a target timed after walks of the lines at its page offset in many pages, moved by "
+	  "growing offsets (page-offset classes); elsewhere access pairs in a buffer below the level: a block's last "
+	  "word, then the word D bytes before it, for growing D" },
 	{ "inclusion", "evicting a line from this level evicts it from the level above only if the level is inclusive; "
 		       "an exclusive level holds what the level above does not",
 	  "fill the level above, evict from this level only, then count misses of the level above" },

@@ -11,7 +11,9 @@
  * size spreads it over sets, and every offset would fit.
  *
  * Below L1 the eviction tests of mod_evset.c give the line where they
- * find a set; elsewhere (a level whose sets could not be found), BlackjackBench's
+ * find a set; below L2, page-offset classes (below) do; elsewhere (a
+ * level whose sets could not be found), and to confirm a class's edge
+ * past the line above, BlackjackBench's
  * access pairs (3.1.1): in a buffer that lives below this level, the
  * last word of a random 512-byte block, then the word D bytes further
  * down it (downwards: next-line prefetchers run upwards).  The first
@@ -26,7 +28,9 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "measure.h"
+#include "memlimit.h"
 #include "plan.h"
 #include "timing.h"
 #include "insn_timing.h"
@@ -304,6 +308,221 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	return -1;
 }
 
+/* ---- below L2: page-offset classes ----
+ *
+ * The lines at one page offset o of many pages (a class) are all that
+ * can share a set with a target at o, whatever bits the index hashes:
+ * enough of them overflow the target's set here.  A test loads the
+ * target, walks flush lines (o in other pages: enough to push it out of
+ * the levels above, too few to fill its set here), then the class moved
+ * by b, and times one reload of the target: this level's hit, or the
+ * level below's when the class evicted it.  While b is inside this
+ * level's line the class keeps its sets; from the next line on it
+ * spares the target, so the smallest such b is the line.  Prefetchers
+ * that fill levels above do not move this edge (they defeat access
+ * pairs on this project's Zen 5 guest: second accesses 128 and 256 B
+ * away cost an L3 hit there).  One that fills neighbouring lines into
+ * this level does: its fills join the class unmoved, so the edge can
+ * only grow.  An edge at the line above is therefore the line; a
+ * larger one must be confirmed by access pairs. */
+#define CLASS_PASSES 2
+#define CLASS_REPS 5            /* the hit and the miss below differ by far more than its noise */
+#define CLASS_TARGETS 8         /* pages: one target a vote */
+#define CLASS_POOL_FACTOR 4     /* first class: this many times the level's (effective) size */
+#define CLASS_POOL_MAX 65536    /* pages (256 MiB of 4 KiB pages) */
+#define FLUSH_MAX 16384         /* pages */
+#define CLASS_GROWTHS 6
+
+/* One level's classes: target pages, then flush pages, then the pool's,
+ * `spacing` apart, in random orders (address order trains prefetchers). */
+struct classes {
+	struct amp_arena arena;
+	uint64_t spacing, region;
+	uint64_t nflush, npool, maxflush, maxpool; /* pages */
+	uint64_t *flush, *pool, *list;             /* page numbers; a test's lines */
+};
+static _Thread_local struct classes cls;
+
+static void classes_close(void)
+{
+	amp_arena_close(&cls.arena);
+	free(cls.flush);
+	free(cls.pool);
+	free(cls.list);
+	memset(&cls, 0, sizeof cls);
+}
+
+static uint64_t pages_of(uint64_t bytes, uint64_t page, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = bytes / page;
+
+	return n < lo ? lo : n > hi ? hi : n;
+}
+
+static int classes_open(struct amp_ctx *c, const struct amp_level *lv, char *err, size_t len)
+{
+	const struct amp_level *up = lv->above, *top = amp_level_top(lv);
+	uint64_t above = up->size.known ? (uint64_t)up->size.value : (uint64_t)up->effective_size.value;
+	uint64_t own = lv->effective_size.known ? (uint64_t)lv->effective_size.value : 16 * above;
+	uint64_t l1ways = top->assoc.known ? (uint64_t)top->assoc.value : 16, budget;
+	struct amp_rng r;
+
+	classes_close();
+	cls.spacing = c->page;
+	if (top->way.known && (uint64_t)top->way.value > cls.spacing)
+		cls.spacing = (uint64_t)top->way.value;
+	cls.maxflush = FLUSH_MAX;
+	cls.maxpool = CLASS_POOL_MAX;
+	/* Half of what --max-memory leaves, at most. */
+	budget = amp_memory_limit() / 2 / cls.spacing;
+	if (budget < CLASS_TARGETS + 2 * (l1ways + 2)) {
+		snprintf(err, len, "%s: --max-memory leaves too little for its page-offset classes", lv->name);
+		return -1;
+	}
+	if (cls.maxflush + cls.maxpool + CLASS_TARGETS > budget) {
+		cls.maxflush = (budget - CLASS_TARGETS) / 5;
+		cls.maxpool = budget - CLASS_TARGETS - cls.maxflush;
+	}
+	cls.npool = pages_of(CLASS_POOL_FACTOR * own, c->page, 4 * above / c->page, cls.maxpool);
+	cls.region = (CLASS_TARGETS + cls.maxflush + cls.maxpool) * cls.spacing;
+	cls.flush = malloc(cls.maxflush * sizeof *cls.flush);
+	cls.pool = malloc(cls.maxpool * sizeof *cls.pool);
+	cls.list = malloc((cls.maxflush + cls.maxpool) * sizeof *cls.list);
+	if (!cls.flush || !cls.pool || !cls.list) {
+		classes_close();
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	if (amp_arena_open(&cls.arena, cls.region, 0, err, len) < 0) {
+		classes_close();
+		return -1;
+	}
+	for (uint64_t i = 0; i < cls.maxflush; i++)
+		cls.flush[i] = CLASS_TARGETS + i;
+	for (uint64_t i = 0; i < cls.maxpool; i++)
+		cls.pool[i] = CLASS_TARGETS + cls.maxflush + i;
+	amp_rng_seed(&r, c->seed ^ 0x636c617373657300ULL);
+	amp_shuffle(cls.flush, (size_t)cls.maxflush, &r);
+	amp_shuffle(cls.pool, (size_t)cls.maxpool, &r);
+	return 0;
+}
+
+/* The target's reload after `nflush` flush lines at o and, where
+ * b >= 0, the pool's class moved by b. */
+static int class_reload(struct amp_ctx *c, uint64_t target, uint64_t o, uint64_t nflush, int64_t b,
+			double *ticks, char *err, size_t len)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < nflush; i++)
+		cls.list[n++] = cls.flush[i] * cls.spacing + o;
+	for (uint64_t i = 0; b >= 0 && i < cls.npool; i++)
+		cls.list[n++] = cls.pool[i] * cls.spacing + o + (uint64_t)b;
+	return amp_timing_reload(c, &cls.arena, cls.region, target, target ^ (c->page / 2), cls.list, n,
+				 CLASS_PASSES, CLASS_REPS, ticks, err, len);
+}
+
+/* Flush and class sizes at which the target, flushed, still hits here
+ * (its reload above the one after L1's ways alone, which leave it in
+ * the level above) and the class evicts it: the threshold between. */
+static int class_calibrate(struct amp_ctx *c, const struct amp_level *lv, uint64_t target, uint64_t o,
+			   double *threshold, char *err, size_t len)
+{
+	const struct amp_level *top = amp_level_top(lv);
+	uint64_t few = (top->assoc.known ? (uint64_t)top->assoc.value : 16) + 2;
+	double step = lv->hit_ticks - lv->above->hit_ticks, gap = lv->next_ticks - lv->hit_ticks;
+	double above, hit = 0, miss = 0;
+
+	if (class_reload(c, target, o, few, -1, &above, err, len) < 0)
+		return -1;
+	/* The fewest flush lines that push the target out of the level
+	 * above: more would fill its set here too (an L3 only a few times
+	 * L2's size).  Kept for the votes after. */
+	if (!cls.nflush)
+		for (cls.nflush = 2 * few;; cls.nflush *= 2) {
+			if (class_reload(c, target, o, cls.nflush, -1, &hit, err, len) < 0)
+				return -1;
+			if (hit - above >= step / 2)
+				break;
+			if (2 * cls.nflush > cls.maxflush) {
+				snprintf(err, len, "%s: %llu flush lines at its page offset leave the target in %s (reload %.1f ticks, %.1f after L1's ways)",
+					 lv->name, (unsigned long long)cls.nflush, lv->above->name, hit, above);
+				return -1;
+			}
+		}
+	for (int k = 0; k < CLASS_GROWTHS; k++) {
+		if (class_reload(c, target, o, cls.nflush, -1, &hit, err, len) < 0)
+			return -1;
+		if (hit - above < step / 2) {
+			/* Still in the level above: more flush lines. */
+			if (2 * cls.nflush > cls.maxflush)
+				break;
+			cls.nflush *= 2;
+			continue;
+		}
+		if (class_reload(c, target, o, cls.nflush, 0, &miss, err, len) < 0)
+			return -1;
+		amp_trace_point(lv, "timing", "class_pages", "pages of the class walked (0: flush lines only)", 0,
+				"reload_ticks", "ticks of the target's reload", hit, 0);
+		amp_trace_point(lv, "timing", "class_pages", "pages of the class walked (0: flush lines only)",
+				(double)cls.npool, "reload_ticks", "ticks of the target's reload", miss, 0);
+		if (miss - hit >= gap / 2) {
+			*threshold = (hit + miss) / 2;
+			return 0;
+		}
+		/* The class does not overflow the target's set: a bigger one. */
+		if (2 * cls.npool > cls.maxpool)
+			break;
+		cls.npool *= 2;
+	}
+	snprintf(err, len, "%s: no page-offset class up to %llu pages evicts a target flushed by %llu lines (reloads: %.1f ticks after L1's ways, %.1f flushed, %.1f after the class; hit and miss differ by %.1f)",
+		 lv->name, (unsigned long long)cls.npool, (unsigned long long)cls.nflush, above, hit, miss, gap);
+	return -1;
+}
+
+static int class_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
+		      size_t len)
+{
+	/* A multiple of 512 B, so b up to 256 stays inside any line up to 512. */
+	uint64_t slots = c->page / 512 > 1 ? c->page / 512 - 1 : 1;
+	uint64_t o = 512 * (1 + v % slots), target = (v % CLASS_TARGETS) * cls.spacing + o;
+	uint64_t above_line = amp_nearest_line(lv->above);
+	double threshold, t;
+
+	if (o + 256 >= c->page) {
+		snprintf(err, len, "%s: pages of %llu B are too small for page-offset classes", lv->name,
+			 (unsigned long long)c->page);
+		return -1;
+	}
+	if (class_calibrate(c, lv, target, o, &threshold, err, len) < 0)
+		return -1;
+	for (uint64_t b = above_line ? above_line : 8; b <= 256; b *= 2) {
+		if (class_reload(c, target, o, cls.nflush, (int64_t)b, &t, err, len) < 0)
+			return -1;
+		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved class (bytes)", (double)b,
+				"reload_ticks", "ticks of the target's reload", t, 0);
+		if (t > threshold)
+			continue;
+		*value = (int64_t)b;
+		if (b > above_line && above_line) {
+			/* A prefetcher filling neighbours here reads alike:
+			 * access pairs must find the same line. */
+			int64_t pairs;
+
+			if (pairs_vote(c, lv, v, &pairs, err, len) < 0)
+				return -1;
+			if (pairs != *value) {
+				snprintf(err, len, "%s: page-offset classes read a line of %lld B, access pairs %lld B: a prefetcher that fills neighbouring lines here reads alike",
+					 lv->name, (long long)*value, (long long)pairs);
+				return -1;
+			}
+		}
+		return 0;
+	}
+	snprintf(err, len, "%s: its page-offset class moved by up to 256 B still evicts its target", lv->name);
+	return -1;
+}
+
 /* L1 runs first (the eviction sets below size their pools by its
  * line), the levels below after their eviction sets. */
 static int block_applies_l1(const struct amp_ctx *c, const struct amp_level *lv)
@@ -328,6 +547,17 @@ static int block_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 	return 1;
 }
 
+/* Classes: below L2 (whose eviction sets give its line), under a level
+ * whose line and size are known, with the sweep's latencies to judge by. */
+static int class_applies(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+
+	return lv->level > 2 && up && amp_param_conclusive(&up->line) &&
+	       (up->size.known || up->effective_size.known) && lv->hit_ticks > up->hit_ticks &&
+	       lv->next_ticks > lv->hit_ticks && c->page >= 1024;
+}
+
 static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	uint64_t set[AMP_MAX_CONG], region;
@@ -336,7 +566,15 @@ static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		amp_vote(c, lv, block_vote, &lv->line);
 	else if (lv->side == AMP_SIDE_INSN)
 		amp_param_unknown(&lv->line, "needs the associativity and way size first (access pairs are loads)");
-	else
+	else if (class_applies(c, lv)) {
+		char why[AMP_REASON_LEN];
+
+		if (classes_open(c, lv, why, sizeof why) < 0)
+			amp_param_unknown(&lv->line, "%s", why);
+		else
+			amp_vote(c, lv, class_vote, &lv->line);
+		classes_close();
+	} else
 		amp_vote(c, lv, pairs_vote, &lv->line);
 	/* One set of single lines: fully associative. */
 	lv->fully_associative = lv->line.known && lv->way.known && lv->way.value == lv->line.value;
@@ -355,7 +593,7 @@ const struct amp_module amp_module_block_l1 = {
 
 const struct amp_module amp_module_block = {
 	.name = "block",
-	.summary = "timing: line size below L1 by access pairs (BlackjackBench) where eviction tests gave none",
+	.summary = "timing: line size below L2 by page-offset classes, elsewhere by access pairs (BlackjackBench) where eviction tests gave none",
 	.kinds = 1u << AMP_KIND_CACHE,
 	.fills = { AMP_FILLS(line) },
 	.applies = block_applies_below,

@@ -227,22 +227,24 @@ static void test_presets(void)
 			       l2 ? l2->assoc.reason : "no L2");
 		}
 		/* L3's sets are not searched by timing: its line comes from
-		 * access pairs in a buffer that lives below it. */
+		 * eviction by page-offset classes (mod_block.c). */
 		const struct sim_level_spec *s3 = spec_level(t->ms.sim, "L3");
 		const struct amp_level *l3 = mod_sim_level(&t->ms, "L3");
 
 		if (s3)
 			tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)s3->line,
-			       "%s by timing: L3 line %lld by access pairs (spec %u)", presets[i],
+			       "%s by timing: L3 line %lld by page-offset classes (spec %u)", presets[i],
 			       l3 ? (long long)l3->line.value : -1LL, s3->line);
 		timed_free(t);
 	}
 }
 
-/* Access pairs against neighbour-line prefetchers: a prefetch into L3
- * moves the pairs' edge past its line, and the pair that straddles that
- * edge shows it (unknown, with the reason); without one the line stays
- * exact, including a line longer than the level above's. */
+/* L3's line against neighbour-line prefetchers: a prefetch into L3
+ * moves the edge of page-offset classes past its line, so an edge past
+ * L2's line goes to access pairs, whose pair that straddles the edge
+ * shows the prefetcher (unknown, with the reason); without one the line
+ * stays exact, including a line longer than the level above's (classes
+ * and pairs agree). */
 static void test_pairs_prefetch(void)
 {
 	static const struct {
@@ -383,6 +385,54 @@ static void test_matrix(void)
 	}
 }
 
+/* L3's line by page-offset classes: a seeded matrix of three-level
+ * machines (L3 sizes that are not powers of two: 8 to 20 ways of a
+ * power-of-two number of sets, as real caches and their slices have;
+ * inclusive,
+ * non-inclusive and exclusive, lines equal to L2's or twice as long,
+ * scattered frames and noise) must give the spec's line exactly, by
+ * timing.  An exclusive L3 keeps L2's line (its victims are L2's). */
+static void test_l3_classes(void)
+{
+	static const char *const incl[] = { "inclusive", "nine", "exclusive" };
+	static const unsigned ways3[] = { 8, 12, 16, 20 };
+	static const unsigned sets3[] = { 2048, 4096, 8192 };
+	const char *env = getenv("AMP_TEST_MATRIX");
+	int count = env ? atoi(env) / 2 : 12;
+	struct amp_rng rng;
+
+	amp_rng_seed(&rng, 20261125);
+	for (int k = 0; k < count; k++) {
+		unsigned line2 = amp_rng_below(&rng, 3) == 0 ? 32 : 64, l3incl = (unsigned)amp_rng_below(&rng, 3);
+		unsigned line3 = line2 * (l3incl != 2 && amp_rng_below(&rng, 2) ? 2 : 1);
+		unsigned a3 = ways3[amp_rng_below(&rng, 4)];
+		uint64_t size3 = (uint64_t)sets3[amp_rng_below(&rng, 3)] * a3 * line3;
+		int random_pages = (int)amp_rng_below(&rng, 2);
+		double noise = amp_rng_below(&rng, 2) ? 0.0005 : 0;
+		char spec[512], what[600];
+		const struct amp_level *l3;
+		struct timed *t;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:size=32K,assoc=8,line=%u,latency=4;L1i:size=32K;L2:size=128K,assoc=8,line=%u,latency=14;"
+			 "L3:size=%llu,assoc=%u,line=%u,latency=45,inclusion=%s;MEM:latency=200",
+			 line2, line2, (unsigned long long)size3, a3, line3, incl[l3incl]);
+		snprintf(what, sizeof what, "L3 classes %d: %s%s%s", k, spec, random_pages ? " random pages" : "",
+			 noise > 0 ? " noise" : "");
+		t = timed_new(spec, noise, 500 + (uint64_t)k, random_pages, 3, 0, what);
+		if (!t)
+			continue;
+		l3 = mod_sim_level(&t->ms, "L3");
+		tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)line3 &&
+			       strcmp(l3->line.method, "timing") == 0,
+		       "%s: L3 line %s (want %u)", what,
+		       !l3 ? "missing" : amp_param_conclusive(&l3->line) ? "known" : l3->line.reason, line3);
+		if (l3 && amp_param_conclusive(&l3->line) && l3->line.value != (int64_t)line3)
+			tap_diag("  read %lld", (long long)l3->line.value);
+		timed_free(t);
+	}
+}
+
 int main(void)
 {
 	test_clustering();
@@ -390,5 +440,6 @@ int main(void)
 	test_pairs_prefetch();
 	test_unified();
 	test_matrix();
+	test_l3_classes();
 	return tap_done();
 }
