@@ -453,43 +453,81 @@ static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int f
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
 		       unsigned failed, const char *first_err);
 
-int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+/* The first failed vote's reason for the last param voted on, which a
+ * conclusive decision does not keep in its reason (amp_vote_more). */
+static _Thread_local struct {
+	const struct amp_param *param;
+	char reason[AMP_REASON_LEN];
+} first_failure;
+
+/* Votes first..last-1 into out (failures counted in *failed, the first
+ * one's reason kept), then the decision over all of them. */
+static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
+		      unsigned first, unsigned last, unsigned failed, char *first_err)
 {
 	uint64_t before = c->accesses;
-	unsigned nv = c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes, failed = 0;
-	char err[AMP_REASON_LEN], first_err[AMP_REASON_LEN] = "";
-
+	char err[AMP_REASON_LEN];
 	int rc;
 
-	memset(out, 0, sizeof *out);
-	out->method = amp_method_names[lv->method];
 	if (amp_tracing())
-		vote_begin(lv, out, nv);
-	for (unsigned v = 0; v < nv; v++) {
+		vote_begin(lv, out, last);
+	for (unsigned v = first; v < last; v++) {
 		int64_t value;
 
 		/* A failed measurement is a vote for nothing: it lowers the
 		 * confidence; only when every vote fails is the value unknown. */
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
 			if (!failed++)
-				snprintf(first_err, sizeof first_err, "%s", err);
+				snprintf(first_err, AMP_REASON_LEN, "%s", err);
 			if (amp_tracing())
-				vote_cast(lv, v, nv, 1, 0, err);
+				vote_cast(lv, v, last, 1, 0, err);
 			continue;
 		}
 		if (amp_tracing())
-			vote_cast(lv, v, nv, 0, value, NULL);
+			vote_cast(lv, v, last, 0, value, NULL);
 		out->votes[out->nvotes++] = value;
 	}
-	rc = vote_decide(c, lv, out, nv, failed, first_err);
-	out->accesses = c->accesses - before;
+	first_failure.param = out;
+	snprintf(first_failure.reason, sizeof first_failure.reason, "%s", first_err);
+	rc = vote_decide(c, lv, out, last, failed, first_err);
+	out->accesses += c->accesses - before;
 	if (amp_tracing()) {
-		struct amp_trace_ev e = { .kind = AMP_TR_DECIDED, .lv = lv, .result = out, .votes = nv };
+		struct amp_trace_ev e = { .kind = AMP_TR_DECIDED, .lv = lv, .result = out, .votes = last };
 
 		amp_trace(&e);
 		amp_trace_set_param(NULL);
 	}
 	return rc;
+}
+
+static unsigned votes_of(const struct amp_ctx *c)
+{
+	return c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes;
+}
+
+int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+{
+	char first_err[AMP_REASON_LEN] = "";
+
+	memset(out, 0, sizeof *out);
+	out->method = amp_method_names[lv->method];
+	return vote_range(c, lv, fn, out, 0, votes_of(c), 0, first_err);
+}
+
+int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+{
+	unsigned nv = votes_of(c), last = 2 * nv > AMP_MAX_VOTES ? AMP_MAX_VOTES : 2 * nv;
+	unsigned failed = nv - (unsigned)out->nvotes;
+	char first_err[AMP_REASON_LEN] = "";
+
+	if (last <= nv || (unsigned)out->nvotes > nv)
+		return out->known && !out->inconclusive ? 0 : out->known ? 1 : -1;
+	if (failed && first_failure.param == out)
+		snprintf(first_err, sizeof first_err, "%s", first_failure.reason);
+	out->known = 0;
+	out->inconclusive = 0;
+	out->reason[0] = 0;
+	return vote_range(c, lv, fn, out, nv, last, failed, first_err);
 }
 
 /* The decision: the most common vote and its share. */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "timer.h"
 #include "timing.h"
 #include "trace.h"
 #include "util.h"
@@ -73,6 +74,10 @@
  * share's relative error is about 1/sqrt of it), or this many tested. */
 #define JOINERS_TIMED 64
 #define CANDIDATES_TIMED (1u << 18)
+/* Timing: an associativity with a smaller share of the votes gets as
+ * many votes again, up to TIMED_VOTES_MAX in all. */
+#define TIMED_SURE 0.75
+#define TIMED_VOTES_MAX 32
 #define FILL_TRIES 64
 
 /* One vote's eviction set, kept from the ways vote for the way vote. */
@@ -288,6 +293,30 @@ static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, con
 	return 0;
 }
 
+/* The timer's step (0 on the simulated machine, which counts cycles). */
+static double resolution(const struct amp_ctx *c)
+{
+	return c->host->sim ? 0 : amp_timer()->resolution_ticks;
+}
+
+/* The slowest of EVICT_RUNS runs' reloads after the first `few` pool
+ * lines, which leave the target here: a hit's mean wanders by a step of
+ * a coarse timer from run to run. */
+static int slowest_hit(struct amp_ctx *c, const struct evset *e, uint64_t target, uint64_t few, double *ticks,
+		       char *err, size_t len)
+{
+	*ticks = 0;
+	for (int k = 0; k < EVICT_RUNS; k++) {
+		double t;
+
+		if (amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, few,
+				      AMP_RELOAD_PASSES, VERIFY_REPS, &t, err, len) < 0)
+			return -1;
+		*ticks = fmax(*ticks, t);
+	}
+	return 0;
+}
+
 /* Group testing on eviction: s[0..*n-1] evicts the target; drop every
  * group it can spare.  A dropped group stays right after the set, so a
  * set that stopped evicting (a false "evicts" dropped a line it needed)
@@ -445,7 +474,7 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	/* The reload after a few pool lines (out of the L1 set, still
 	 * here) and after all of them (some set of this level overflowed). */
 	e->evicted = INFINITY;
-	if (evicts(c, e, target, e->pool, few, VERIFY_REPS, &fits, &yes, err, len) < 0 ||
+	if (slowest_hit(c, e, target, few, &fits, err, len) < 0 ||
 	    evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
 		free(s);
 		return -1;
@@ -462,8 +491,12 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	}
 	/* Half the gap above the hit: the whole pool may push the target
 	 * further down than the level below (a reload from there is a miss
-	 * here all the same). */
-	e->evicted = fits + gap / 2;
+	 * here all the same).  At least half a step of the timer above the
+	 * slowest hit: on the Zen 5 guest the timer steps by 26 ticks, a
+	 * hit's mean lies anywhere from 26 to 52 and a miss's from 78, and
+	 * half the sweep's gap (about 9) above a hit mean of 41 counted hits
+	 * of 52 as misses (sets of 11 lines, unmoved sets "evicting"). */
+	e->evicted = fits + fmax(gap / 2, resolution(c) / 2);
 	/* Noise can end a search on a set too big (a drop that failed, or
 	 * every line of 18 to 118 needed: seen on the Zen 5 guest) or lose
 	 * the set: searches in other orders of the pool until two agree,
@@ -980,6 +1013,28 @@ static int above_adds(const struct amp_ctx *c)
 	return 0;
 }
 
+/* By timing, the line and way votes run on the sets of `ways` lines
+ * only, moved to the front: a search that ended on a set too big (some
+ * lines it could spare, seen when a noisy test kept them) would read a
+ * wrong way size, and a failed one none (each a vote against). */
+static void keep_sets_of(struct amp_ctx *c, int64_t ways)
+{
+	unsigned kept = 0;
+
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++) {
+		if (found[v].nset != (uint64_t)ways + 1)
+			continue;
+		if (v != kept) {
+			struct evset t = found[kept];
+
+			found[kept] = found[v];
+			found[v] = t;
+		}
+		kept++;
+	}
+	c->votes = kept;
+}
+
 /* No associativity (lv->assoc says why): way and size wait on it. */
 static int without_ways(struct amp_level *lv)
 {
@@ -997,6 +1052,18 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	amp_vote(c, lv, ways_vote, &ways);
+	while (lv->method == AMP_METHOD_TIMING && (!amp_param_conclusive(&ways) || ways.confidence < TIMED_SURE) &&
+	       2 * c->votes <= TIMED_VOTES_MAX) {
+		/* The eviction tests' noise comes in bursts (whole runs that
+		 * spare a target the next run evicts): on the Zen 5 guest 1
+		 * vote in 4 failed or found a set too big, and some runs'
+		 * votes split, in one with 11 of 16 failed.  As many votes
+		 * again while so, and the line and way votes then run on
+		 * every set (evset_run restores the count): they lose the
+		 * votes whose set was wrong. */
+		amp_vote_more(c, lv, ways_vote, &ways);
+		c->votes *= 2;
+	}
 	if (above_adds(c)) {
 		/* The level above adds its ways: no vote can be trusted. */
 		lv->assoc = ways;
@@ -1017,8 +1084,10 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	}
 	lv->assoc = ways;
 	lv->thrash_ways = (int)ways.value;
-	if (lv->method == AMP_METHOD_TIMING)
+	if (lv->method == AMP_METHOD_TIMING) {
+		keep_sets_of(c, ways.value);
 		amp_vote(c, lv, target_line_vote, &lv->line);
+	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
 	if (above_adds(c) && !amp_param_conclusive(&way)) {
@@ -1047,9 +1116,12 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 {
 	int rc;
 
+	unsigned votes = c->votes;
+
 	c->huge_walks = lv->method == AMP_METHOD_TIMING;
 	rc = evset_search(c, lv, err, len);
 	c->huge_walks = 0;
+	c->votes = votes;
 	return rc;
 }
 

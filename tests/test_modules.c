@@ -762,8 +762,56 @@ static void test_policy_matrix(void)
 	}
 }
 
+/* Voting: a split first round, then as many votes again (amp_vote_more,
+ * which mod_evset.c casts on the timing path) decided over all. */
+static int scripted_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
+			 size_t len)
+{
+	/* Votes 0-7: 16 16 16 fail 46 86 15 fail; 8-15: 16 but for one failure. */
+	static const int64_t first[] = { 16, 16, 16, -1, 46, 86, 15, -1 };
+	int64_t x = v < 8 ? first[v] : v == 11 ? -1 : 16;
+
+	(void)c;
+	(void)lv;
+	if (x < 0) {
+		snprintf(err, len, "vote %u lost its set", v);
+		return -1;
+	}
+	*value = x;
+	return 0;
+}
+
+static void test_vote_more(void)
+{
+	struct amp_ctx c;
+	struct amp_level lv;
+	struct amp_param p;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	memset(&lv, 0, sizeof lv);
+	c.votes = 8;
+	c.min_confidence = 0.5;
+	lv.method = AMP_METHOD_TIMING;
+	rc = amp_vote(&c, &lv, scripted_vote, &p);
+	tap_ok(rc == 1 && p.inconclusive && p.value == 16 && p.nvotes == 6 && strstr(p.reason, "3 of 8") &&
+		       strstr(p.reason, "vote 3 lost its set"),
+	       "votes: 3 of 8 agree: inconclusive, with a failed vote's reason (%s)", p.reason);
+	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 16 && p.nvotes == 13 &&
+		       p.confidence == 10.0 / 16,
+	       "votes: 8 more, 10 of 16 agree: 16 at %.3f", p.confidence);
+	c.votes = 40;
+	rc = amp_vote(&c, &lv, scripted_vote, &p);
+	tap_ok(rc == 0 && p.nvotes == 37, "votes: 40 votes, 3 failed (%d cast)", p.nvotes);
+	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
+	tap_ok(rc == 0 && p.nvotes == 61 && p.confidence == 58.0 / 64,
+	       "votes: more stops at %d votes in all (%d cast, %.3f)", AMP_MAX_VOTES, p.nvotes, p.confidence);
+}
+
 int main(void)
 {
+	test_vote_more();
 	if (getenv("AMP_TEST_POLICY_ONLY")) {
 		test_policy_matrix();
 		return tap_done();
