@@ -760,6 +760,20 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 		note(&c, 0, "#444", "the time axis does not start at 0");
 	if (chart_end(&c) != 0)
 		goto fail;
+
+	/* The first level's ways: the fewest pages that miss it, per stride. */
+	if (t->nassoc) {
+		if (!(f = open_in(path, sizeof path, dir, name, "-ways.csv")))
+			goto fail;
+		fprintf(f, "stride_pages,fewest_pages_missing,decision\n");
+		for (int i = 0; i < t->nassoc; i++)
+			fprintf(f, "%llu,%llu,\"%s\"\n", (unsigned long long)t->assoc_strides[i],
+				(unsigned long long)t->assoc_fewest[i],
+				t->lv[0].assoc ? (t->lv[0].assoc == t->lv[0].entries ? "fully associative" : "ways found")
+					       : t->lv[0].assoc_reason);
+		if (fclose(f) != 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	return cannot_write(err, len, path);

@@ -682,6 +682,103 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 	return 0;
 }
 
+/* ---- the first level's associativity (X-Ray 4.4.2 and 4.6) ----
+ *
+ * n pages `stride` pages apart, one line each: for a TLB of E entries in
+ * sets of W, the fewest that miss it are W x max(1, sets / stride) + 1,
+ * halving with each doubling of the stride until the stride reaches the
+ * sets, then W + 1 (E + 1 at every stride when fully associative).  The
+ * level below is looked up only on this level's misses, so its own sets
+ * (crowded at some stride) only make those misses dearer.  The fewest
+ * that miss are found by bisection at strides 2, 3, 4, 6, 8, 12, ...
+ * pages (3 x 2^j: a set count of that form is reached too) until the
+ * least so far holds at a stride and at its double: one set, the ways. */
+#define AS_MIN_STRIDE 2
+
+/* The TLBs' part of the time per load over n pages `stride` pages apart,
+ * their lines spread over the sets as the entries sweep's are. */
+static int strided_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double *y)
+{
+	uint64_t lines = page / SLOT, *off = malloc(n * sizeof *off);
+	struct amp_rng rng;
+	double a, c;
+	int rc;
+
+	if (!off) {
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		off[i] = i * stride * page + spread_line(i, lines) * SLOT;
+	amp_rng_seed(&rng, t->seed ^ (n * 0x9e3779b97f4a7c15ull) ^ stride);
+	amp_shuffle(off, n, &rng);
+	rc = time_chain(t, "tlb-assoc", (n - 1) * stride * page + page, off, n, &a);
+	free(off);
+	if (rc < 0 || time_packed(t, page, n, &c) < 0)
+		return -1;
+	*y = a - c + base;
+	return 0;
+}
+
+/* The fewest pages `stride` apart that miss level 0: in (1, E + 1]. */
+static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t stride, double base,
+			  double thr, uint64_t *fewest)
+{
+	uint64_t lo = 1, hi = o->lv[0].entries + 1;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		double v;
+
+		if (strided_part(t, o->page, stride, mid, base, &v) < 0)
+			return -1;
+		/* Noise only adds time: a miss is believed on a second look. */
+		for (int r = 0; r < RETRIES && v > thr; r++) {
+			double again;
+
+			if (strided_part(t, o->page, stride, mid, base, &again) < 0)
+				return -1;
+			v = fmin(v, again);
+		}
+		if (v > thr)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*fewest = hi;
+	return 0;
+}
+
+static int first_level_ways(struct tt *t, struct amp_tlb_timing *o)
+{
+	uint64_t e = o->lv[0].entries, least = UINT64_MAX;
+	double hit = o->lv[0].hit_ticks, p0 = o->lv[0].miss_penalty_ticks;
+	double thr = hit + p0 / 2, base = o->ctl_ticks[0];
+	char *why = o->lv[0].assoc_reason;
+
+	o->nassoc = 0;
+	for (int k = 0; k < AMP_TLB_MAX_STRIDES; k++) {
+		/* 2, 3, 4, 6, 8, 12, ...: sets of 3 x 2^j reach one set too. */
+		uint64_t s = (k % 2 ? 3 : 2) << (k / 2), fewest;
+
+		if (fewest_missing(t, o, s, base, thr, &fewest) < 0)
+			return -1;
+		o->assoc_strides[o->nassoc] = s;
+		o->assoc_fewest[o->nassoc++] = fewest;
+		if (fewest < least)
+			least = fewest;
+		/* The least, at this stride and at half of it: one set. */
+		if (k >= 2 && fewest == least && o->assoc_fewest[o->nassoc - 3] == least) {
+			o->lv[0].assoc = least - 1;
+			return 0;
+		}
+	}
+	snprintf(why, sizeof o->lv[0].assoc_reason,
+		 "the fewest pages that miss it (%llu) did not hold from one stride to its double up to %llu pages apart (%llu entries)",
+		 (unsigned long long)least, (unsigned long long)o->assoc_strides[o->nassoc - 1], (unsigned long long)e);
+	return 0;
+}
+
 /* No noise and no random replacement: one run tells all. */
 static int sim_exact(const struct sim_spec *spec)
 {
@@ -715,6 +812,8 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 		return 0;
 	}
 	if (entries(&t, out) < 0)
+		return -1;
+	if (out->nlevels && op == AMP_OP_LOAD && first_level_ways(&t, out) < 0)
 		return -1;
 	out->busy = t.busy;
 	out->timings = t.timings;
@@ -768,8 +867,14 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		for (int j = 0; j < AMP_NPARAMS; j++) {
 			struct amp_param *p = amp_level_param(lv, j);
 
-			if (p == &lv->assoc || p == &lv->way || p == &lv->replacement)
-				amp_param_unknown(p, "not measured by timing in this version (the TLB sweep gives page size and entries)");
+			if (p == &lv->assoc && t->lv[k].assoc) {
+				amp_param_measured(p, (int64_t)t->lv[k].assoc, "timing");
+				lv->fully_associative = t->lv[k].assoc == t->lv[k].entries;
+			} else if (p == &lv->assoc && t->lv[k].assoc_reason[0])
+				amp_param_unknown(p, "%s", t->lv[k].assoc_reason);
+			else if (p == &lv->assoc || p == &lv->way || p == &lv->replacement)
+				amp_param_unknown(p, "not measured by timing in this version (the TLB sweep gives page size and entries%s)",
+						  k ? "; ways of the first level only" : "");
 			else if (p != &lv->line && p != &lv->size)
 				amp_param_unknown(p, "%s", "");
 		}

@@ -22,7 +22,14 @@ struct amp_tlb_timing {
 		uint64_t entries;
 		double hit_ticks;          /* time per access this level translates */
 		double miss_penalty_ticks; /* what missing it adds */
+		uint64_t assoc;            /* ways (entries: fully associative); 0 = unknown */
+		char assoc_reason[200];    /* why unknown */
 	} lv[AMP_TLB_MAX_LEVELS];
+	/* The first level's ways (data side): pages at each stride, the
+	 * fewest that miss it (0: not reached). */
+	int nassoc;
+	uint64_t assoc_strides[AMP_TLB_MAX_STRIDES];
+	uint64_t assoc_fewest[AMP_TLB_MAX_STRIDES];
 	char reason[256];              /* when nlevels == 0: why */
 	int npoints;                   /* the entries sweep, for reports/curves */
 	uint64_t pages[AMP_TLB_MAX_POINTS];

@@ -2,9 +2,9 @@
  * machines of known geometry: page sizes 4K, 8K, 16K and 32K, one and
  * two TLB levels, set-associative and fully associative, awkward sizes
  * (48 entries 3-way, 1536 12-way, 3072, 96 beside a 48K L1d), exact and
- * noisy machines, contiguous and scattered page frames; a machine with
- * no TLB; the curves the result carries; a sweep taken while the
- * machine stayed busy. */
+ * noisy machines, contiguous and scattered page frames; the first
+ * level's ways, exactly; a machine with no TLB; the curves the result
+ * carries; a sweep taken while the machine stayed busy. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +120,19 @@ static void run_case(const struct tcase *c)
 			tap_ok(fabs(o.lv[k].miss_penalty_ticks - c->penalty[k]) <= 0.05 * c->penalty[k],
 			       "level %d miss penalty %.2f, want %.0f (within 5%%)", k + 1,
 			       o.lv[k].miss_penalty_ticks, c->penalty[k]);
+	}
+	/* The first level's ways: exact (entries when fully associative). */
+	{
+		const struct sim_spec *sp = sim_get_spec(host.sim);
+		const struct sim_level_spec *d = NULL;
+
+		for (int i = 0; i < sp->n; i++)
+			if (sp->lv[i].kind == SIM_TLB && sp->lv[i].level == 1 && sp->lv[i].side != SIM_INSN)
+				d = &sp->lv[i];
+		if (d && o.nlevels)
+			tap_ok(o.lv[0].assoc == d->assoc,
+			       "level 1 ways %llu, want %u%s (%s)", (unsigned long long)o.lv[0].assoc, d->assoc,
+			       d->full ? ", fully associative" : "", o.lv[0].assoc ? "found" : o.lv[0].assoc_reason);
 	}
 	if (o.nlevels != c->nlevels)
 		for (int k = 0; k < o.nlevels; k++)
