@@ -724,7 +724,8 @@ static int strided_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n
 static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t stride, double base,
 			  double thr, uint64_t *fewest)
 {
-	uint64_t lo = 1, hi = o->lv[0].entries + 1;
+	/* A real jump chain's loop tail lies on one page more. */
+	uint64_t tail = t->op == AMP_OP_IFETCH && !t->host->sim, lo = 1, hi = o->lv[0].entries + 1 - tail;
 
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -745,7 +746,7 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 		else
 			lo = mid;
 	}
-	*fewest = hi;
+	*fewest = hi + tail;
 	return 0;
 }
 
@@ -813,7 +814,7 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 	}
 	if (entries(&t, out) < 0)
 		return -1;
-	if (out->nlevels && op == AMP_OP_LOAD && first_level_ways(&t, out) < 0)
+	if (out->nlevels && first_level_ways(&t, out) < 0)
 		return -1;
 	out->busy = t.busy;
 	out->timings = t.timings;
@@ -847,9 +848,13 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		else
 			amp_param_unknown(&lv->line, "%s", t->page_reason);
 		amp_param_measured(&lv->size, (int64_t)t->lv[k].entries, "timing");
+		if (t->lv[k].assoc) {
+			amp_param_measured(&lv->assoc, (int64_t)t->lv[k].assoc, "timing");
+			lv->fully_associative = t->lv[k].assoc == t->lv[k].entries;
+		}
 		/* Confidence: the share of the sweep's timings taken quiet. */
-		for (int j = 0; j < 2 && t->busy; j++) {
-			struct amp_param *p = j ? &lv->size : &lv->line;
+		for (int j = 0; j < 3 && t->busy; j++) {
+			struct amp_param *p = j == 2 ? &lv->assoc : j ? &lv->size : &lv->line;
 
 			if (!p->known)
 				continue;
@@ -867,14 +872,13 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		for (int j = 0; j < AMP_NPARAMS; j++) {
 			struct amp_param *p = amp_level_param(lv, j);
 
-			if (p == &lv->assoc && t->lv[k].assoc) {
-				amp_param_measured(p, (int64_t)t->lv[k].assoc, "timing");
-				lv->fully_associative = t->lv[k].assoc == t->lv[k].entries;
-			} else if (p == &lv->assoc && t->lv[k].assoc_reason[0])
+			if (p == &lv->assoc && t->lv[k].assoc)
+				continue;
+			else if (p == &lv->assoc && t->lv[k].assoc_reason[0])
 				amp_param_unknown(p, "%s", t->lv[k].assoc_reason);
 			else if (p == &lv->assoc || p == &lv->way || p == &lv->replacement)
 				amp_param_unknown(p, "not measured by timing in this version (the TLB sweep gives page size and entries%s)",
-						  k ? "; ways of the first level only" : "");
+						  p == &lv->assoc ? "; ways of the first level only" : "");
 			else if (p != &lv->line && p != &lv->size)
 				amp_param_unknown(p, "%s", "");
 		}

@@ -1,6 +1,6 @@
 /* test_insn.c - the instruction side on simulated machines: the L1 code
  * caches of AMP Table 1's presets (line, size, ways) and their ITLBs
- * (page, entries) by counters and by timing (the code sweep, the
+ * (page, entries; by timing their ways too) by counters and by timing (the code sweep, the
  * I-cache control loop, the TLB sweep with jumps), and a seeded matrix
  * of split and unified L1 and L2 configurations, with and without
  * noise, whose split/unified answers must come out exactly by counters
@@ -95,10 +95,13 @@ static void test_presets(void)
 				       lv ? mod_sim_value(&lv->unified) : -9);
 				tl = spec_of(ms, SIM_TLB, 1);
 				it = mod_sim_level(ms, "ITLB");
-				tap_ok(tl && it && is(&it->line, (int64_t)tl->page) && is(&it->size, tl->entries),
-				       "%s timing: ITLB %llu B pages, %u entries (got %lld, %lld)", presets[i],
-				       tl ? (unsigned long long)tl->page : 0, tl ? tl->entries : 0,
-				       it ? mod_sim_value(&it->line) : -9, it ? mod_sim_value(&it->size) : -9);
+				tap_ok(tl && it && is(&it->line, (int64_t)tl->page) && is(&it->size, tl->entries) &&
+					       is(&it->assoc, tl->assoc) && it->fully_associative == tl->full,
+				       "%s timing: ITLB %llu B pages, %u entries, %u ways%s (got %lld, %lld, %lld)", presets[i],
+				       tl ? (unsigned long long)tl->page : 0, tl ? tl->entries : 0, tl ? tl->assoc : 0,
+				       tl && tl->full ? " (fully associative)" : "",
+				       it ? mod_sim_value(&it->line) : -9, it ? mod_sim_value(&it->size) : -9,
+				       it ? mod_sim_value(&it->assoc) : -9);
 			}
 			mod_sim_free(ms);
 			free(ms);
