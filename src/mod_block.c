@@ -329,7 +329,7 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 #define CLASS_REPS 5            /* the hit and the miss below differ by far more than its noise */
 #define CLASS_TARGETS 8         /* pages: one target a vote */
 #define CLASS_POOL_FACTOR 4     /* first class: this many times the level's (effective) size */
-#define CLASS_POOL_MAX 65536    /* pages (256 MiB of 4 KiB pages) */
+#define CLASS_POOL_MAX 131072   /* pages (512 MiB of 4 KiB pages; within --max-memory) */
 #define FLUSH_MAX 16384         /* pages */
 #define CLASS_GROWTHS 6
 
@@ -548,14 +548,15 @@ static int block_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 }
 
 /* Classes: below L2 (whose eviction sets give its line), under a level
- * whose line and size are known, with the sweep's latencies to judge by. */
+ * whose size is known (its effective size will do), with the sweep's
+ * latencies to judge by.  The moves start at the nearest line known
+ * above (L1's where L2's eviction sets failed). */
 static int class_applies(const struct amp_ctx *c, const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
 
-	return lv->level > 2 && up && amp_param_conclusive(&up->line) &&
-	       (up->size.known || up->effective_size.known) && lv->hit_ticks > up->hit_ticks &&
-	       lv->next_ticks > lv->hit_ticks && c->page >= 1024;
+	return lv->level > 2 && up && (up->size.known || up->effective_size.known) &&
+	       lv->hit_ticks > up->hit_ticks && lv->next_ticks > lv->hit_ticks && c->page >= 1024;
 }
 
 static int block_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
