@@ -773,6 +773,28 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 					       : t->lv[0].assoc_reason);
 		if (fclose(f) != 0)
 			goto fail;
+		if (!(f = open_in(path, sizeof path, dir, name, "-ways.svg")))
+			goto fail;
+		for (int i = 0; i < t->nassoc; i++) {
+			xs[i] = (double)(t->assoc_strides[i] * t->page); /* the axis reads bytes */
+			a[i] = (double)t->assoc_fewest[i];
+		}
+		memset(&c, 0, sizeof c);
+		c.out = f;
+		x_range(&c, xs, t->nassoc);
+		y_range(&c, a, t->nassoc, 1);
+		snprintf(title, sizeof title, "%s: the fewest pages that miss its first level, against their stride",
+			 insn ? "Instruction TLB" : "Data TLB");
+		if (t->lv[0].assoc)
+			snprintf(sub, sizeof sub, "%llu ways%s", (unsigned long long)t->lv[0].assoc,
+				 t->lv[0].assoc == t->lv[0].entries ? " (fully associative)" : "");
+		else
+			snprintf(sub, sizeof sub, "not found: %.100s", t->lv[0].assoc_reason);
+		chart_begin(&c, title, sub, "stride between the pages (bytes, log scale)", "fewest pages that miss", 1);
+		series(&c, xs, a, t->nassoc, palette[0]);
+		legend(&c, 0, "fewest missing (bisection)", palette[0], 0);
+		if (chart_end(&c) != 0)
+			goto fail;
 	}
 	return 0;
 fail:

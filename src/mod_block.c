@@ -352,11 +352,14 @@ static void classes_close(void)
 	memset(&cls, 0, sizeof cls);
 }
 
+/* bytes in pages, at least lo, at most hi (which wins). */
 static uint64_t pages_of(uint64_t bytes, uint64_t page, uint64_t lo, uint64_t hi)
 {
 	uint64_t n = bytes / page;
 
-	return n < lo ? lo : n > hi ? hi : n;
+	if (n < lo)
+		n = lo;
+	return n > hi ? hi : n;
 }
 
 static int classes_open(struct amp_ctx *c, const struct amp_level *lv, char *err, size_t len)
@@ -373,7 +376,7 @@ static int classes_open(struct amp_ctx *c, const struct amp_level *lv, char *err
 		cls.spacing = (uint64_t)top->way.value;
 	cls.maxflush = FLUSH_MAX;
 	cls.maxpool = CLASS_POOL_MAX;
-	/* Half of what --max-memory leaves, at most. */
+	/* At most half of --max-memory. */
 	budget = amp_memory_limit() / 2 / cls.spacing;
 	if (budget < CLASS_TARGETS + 2 * (l1ways + 2)) {
 		snprintf(err, len, "%s: --max-memory leaves too little for its page-offset classes", lv->name);

@@ -1058,9 +1058,8 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		 * spare a target the next run evicts): on the Zen 5 guest 1
 		 * vote in 4 failed or found a set too big, and some runs'
 		 * votes split, in one with 11 of 16 failed.  As many votes
-		 * again while so, and the line and way votes then run on
-		 * every set (evset_run restores the count): they lose the
-		 * votes whose set was wrong. */
+		 * again while so (evset_run restores the count); the line
+		 * and way votes then run on the sets of the decided size. */
 		amp_vote_more(c, lv, ways_vote, &ways);
 		c->votes *= 2;
 	}

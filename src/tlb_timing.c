@@ -693,8 +693,6 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
  * that miss are found by bisection at strides 2, 3, 4, 6, 8, 12, ...
  * pages (3 x 2^j: a set count of that form is reached too) until the
  * least so far holds at a stride and at its double: one set, the ways. */
-#define AS_MIN_STRIDE 2
-
 /* The TLBs' part of the time per load over n pages `stride` pages apart,
  * their lines spread over the sets as the entries sweep's are. */
 static int strided_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double *y)
@@ -770,6 +768,15 @@ static int first_level_ways(struct tt *t, struct amp_tlb_timing *o)
 			least = fewest;
 		/* The least, at this stride and at half of it: one set. */
 		if (k >= 2 && fewest == least && o->assoc_fewest[o->nassoc - 3] == least) {
+			/* Ways that do not split the entries into sets: the
+			 * entries (a busy sweep) or the ways are off. */
+			if (least - 1 > e || e % (least - 1)) {
+				snprintf(why, sizeof o->lv[0].assoc_reason,
+					 "%llu pages %llu and %llu apart miss it, which does not divide its %llu entries into sets",
+					 (unsigned long long)least, (unsigned long long)o->assoc_strides[o->nassoc - 3],
+					 (unsigned long long)s, (unsigned long long)e);
+				return 0;
+			}
 			o->lv[0].assoc = least - 1;
 			return 0;
 		}
