@@ -435,6 +435,7 @@ static int class_calibrate(struct amp_ctx *c, const struct amp_level *lv, uint64
 	uint64_t few = (top->assoc.known ? (uint64_t)top->assoc.value : 16) + 2;
 	double step = lv->hit_ticks - lv->above->hit_ticks, gap = lv->next_ticks - lv->hit_ticks;
 	double above, hit = 0, miss = 0;
+	int fresh = 0; /* hit was just timed by the flush search */
 
 	if (class_reload(c, target, o, few, -1, &above, err, len) < 0)
 		return -1;
@@ -445,7 +446,7 @@ static int class_calibrate(struct amp_ctx *c, const struct amp_level *lv, uint64
 		for (cls.nflush = 2 * few;; cls.nflush *= 2) {
 			if (class_reload(c, target, o, cls.nflush, -1, &hit, err, len) < 0)
 				return -1;
-			if (hit - above >= step / 2)
+			if ((fresh = hit - above >= step / 2))
 				break;
 			if (2 * cls.nflush > cls.maxflush) {
 				snprintf(err, len, "%s: %llu flush lines at its page offset leave the target in %s (reload %.1f ticks, %.1f after L1's ways)",
@@ -453,8 +454,8 @@ static int class_calibrate(struct amp_ctx *c, const struct amp_level *lv, uint64
 				return -1;
 			}
 		}
-	for (int k = 0; k < CLASS_GROWTHS; k++) {
-		if (class_reload(c, target, o, cls.nflush, -1, &hit, err, len) < 0)
+	for (int k = 0; k < CLASS_GROWTHS; k++, fresh = 0) {
+		if (!fresh && class_reload(c, target, o, cls.nflush, -1, &hit, err, len) < 0)
 			return -1;
 		if (hit - above < step / 2) {
 			/* Still in the level above: more flush lines. */

@@ -268,6 +268,16 @@ static void evset_free(struct evset *e)
 	memset(e, 0, sizeof *e);
 }
 
+/* One eviction test on e's arena: the reload of `target` after walks of
+ * s[0..n-1], the warm-up line in the target's page, the other half
+ * (another L1 set). */
+static int reload(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s, uint64_t n,
+		  unsigned reps, double *ticks, char *err, size_t len)
+{
+	return amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), s, n, AMP_RELOAD_PASSES,
+				 reps, ticks, err, len);
+}
+
 /* The reload of `target` after walks of s[0..n-1]: whether it missed.
  * One run of the test may spare the target in every repetition where
  * the next run evicts it (seen on this project's Zen 5 guest: whole
@@ -281,10 +291,7 @@ static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, con
 
 	*yes = 0;
 	for (int k = 0; k < EVICT_RUNS && !*yes; k++) {
-		/* The warm-up line: the target's page, the other half (another
-		 * L1 set). */
-		if (amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), s, n,
-				      AMP_RELOAD_PASSES, reps, &t, err, len) < 0)
+		if (reload(c, e, target, s, n, reps, &t, err, len) < 0)
 			return -1;
 		*yes = t > e->evicted;
 	}
@@ -309,8 +316,7 @@ static int slowest_hit(struct amp_ctx *c, const struct evset *e, uint64_t target
 	for (int k = 0; k < EVICT_RUNS; k++) {
 		double t;
 
-		if (amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, few,
-				      AMP_RELOAD_PASSES, VERIFY_REPS, &t, err, len) < 0)
+		if (reload(c, e, target, e->pool, few, VERIFY_REPS, &t, err, len) < 0)
 			return -1;
 		*ticks = fmax(*ticks, t);
 	}

@@ -18,6 +18,7 @@
 #include "memlimit.h"
 #include "plan.h"
 #include "sim.h"
+#include "util.h"
 #include "timer.h"
 
 #define SIM_DATA_BASE 0x10000000000ULL /* where the model sees the region */
@@ -480,20 +481,14 @@ static int run_once(const struct amp_plan *plan, const struct amp_host *host, st
  * runs an interrupt slowed, and finer than a coarse timer's step (a
  * guest's rdtscp may advance 26 ticks at a time: single reads of one
  * load land on either side of its true cost). */
-static double midmean_of(uint64_t *v, unsigned n)
+static double midmean_of(double *v, unsigned n)
 {
 	double sum = 0;
 	unsigned lo = n / 4, hi = n - n / 4;
 
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	qsort(v, n, sizeof *v, amp_cmp_double);
 	for (unsigned i = lo; i < hi; i++)
-		sum += (double)v[i];
+		sum += v[i];
 	return sum / (double)(hi - lo);
 }
 
@@ -504,7 +499,8 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 	    unsigned reps, struct amp_run_result *res, char *err, size_t len)
 {
 	struct real_plan rp;
-	uint64_t measured = amp_plan_accesses(plan, 1), ticks, each[AMP_RUN_MIDMEAN_REPS];
+	uint64_t measured = amp_plan_accesses(plan, 1), ticks;
+	double each[AMP_RUN_MIDMEAN_REPS];
 	unsigned scale = 1;
 	int rc = 0;
 
@@ -532,7 +528,7 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 		if (rc == 0)
 			rc = result_add(res, set, ticks, err, len);
 		if (rc == 0 && r < AMP_RUN_MIDMEAN_REPS)
-			each[r] = ticks;
+			each[r] = (double)ticks;
 	}
 	if (rc == 0)
 		res->ticks_midmean = midmean_of(each, reps < AMP_RUN_MIDMEAN_REPS ? reps : AMP_RUN_MIDMEAN_REPS);

@@ -108,20 +108,20 @@ int amp_code_base_walk(const struct amp_ctx *c, uint64_t n, uint64_t stride);
 int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		      uint64_t region, double *excess, char *err, size_t len);
 
-/* The eviction test (target reload): ticks of one load of `target` after
- * it was loaded, the walk off[0..n-1] (in this order) ran `passes` times
- * and a line of the target's page at `warm` was loaded (so its
- * translation is cached and the load times the caches only).  The mean
- * of the middle half of `reps` runs: single loads are near a coarse
- * timer's resolution, and the minimum of a jittery count reads below
- * the truth.  On arena `a`
- * (real machine): the same frames from test to test.  0, or -1 with err. */
 /* Walks of a candidate set before the reload: a line just reloaded
  * outlives one or two walks of ways lines of its set under the policies
  * of recent cores (seen on this project's Zen 5 guest); and the runs an
  * eviction test takes the mean of the middle half of. */
 #define AMP_RELOAD_PASSES 4
 #define AMP_RELOAD_REPS 15
+/* The eviction test (target reload): ticks of one load of `target` after
+ * it was loaded, the walk off[0..n-1] (in this order) ran `passes` times
+ * and a line of the target's page at `warm` was loaded (so its
+ * translation is cached and the load times the caches only).  The mean
+ * of the middle half of `reps` runs: single loads are near a coarse
+ * timer's resolution, and the minimum of a jittery count reads below
+ * the truth.  On arena `a` (real machine): the same frames from test to
+ * test.  0, or -1 with err. */
 int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
 		      uint64_t warm, const uint64_t *off, uint64_t n, unsigned passes, unsigned reps,
 		      double *ticks, char *err, size_t len);

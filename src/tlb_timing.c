@@ -447,8 +447,9 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 
 /* ---- entries ---- */
 
-/* Time per load over n pages, one line each, in random order. */
-static int time_pages(struct tt *t, uint64_t page, uint64_t n, double *tpl)
+/* Time per load over n pages `stride` pages apart, one line each, in
+ * random order. */
+static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double *tpl)
 {
 	uint64_t lines = page / SLOT, *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
@@ -462,10 +463,10 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 	 * (alike for a virtually indexed L1, and with contiguous frames for
 	 * lower levels of up to lines^2 sets). */
 	for (uint64_t i = 0; i < n; i++)
-		off[i] = i * page + spread_line(i, lines) * SLOT;
-	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull));
+		off[i] = i * stride * page + spread_line(i, lines) * SLOT;
+	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull) ^ (stride - 1));
 	amp_shuffle(off, n, &rng);
-	rc = time_chain(t, "tlb-pages", n * page, off, n, tpl);
+	rc = time_chain(t, "tlb-pages", (n - 1) * stride * page + page, off, n, tpl);
 	free(off);
 	return rc;
 }
@@ -495,13 +496,13 @@ static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 	return rc;
 }
 
-/* The TLBs' share of the time per load at n pages, on top of an access
- * whose line and translation are at hand (base). */
-static int tlb_part(struct tt *t, uint64_t page, uint64_t n, double base, double *y)
+/* The TLBs' share of the time per load at n pages `stride` pages apart,
+ * on top of an access whose line and translation are at hand (base). */
+static int tlb_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double *y)
 {
 	double a, c;
 
-	if (time_pages(t, page, n, &a) < 0 || time_packed(t, page, n, &c) < 0)
+	if (time_pages(t, page, stride, n, &a) < 0 || time_packed(t, page, n, &c) < 0)
 		return -1;
 	*y = a - c + base;
 	return 0;
@@ -604,7 +605,7 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 		for (int i = 0; i < o->npoints; i++) {
 			double a, c;
 
-			if (time_pages(t, o->page, o->pages[i], &a) < 0 ||
+			if (time_pages(t, o->page, 1, o->pages[i], &a) < 0 ||
 			    time_packed(t, o->page, o->pages[i], &c) < 0)
 				return -1;
 			o->ticks[i] = pass ? fmin(o->ticks[i], a) : a;
@@ -656,14 +657,14 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 			uint64_t mid = lo + (hi - lo) / 2;
 			double v;
 
-			if (tlb_part(t, o->page, mid, base, &v) < 0)
+			if (tlb_part(t, o->page, 1, mid, base, &v) < 0)
 				return -1;
 			/* Noise only adds time: a step over the level is
 			 * believed only when it holds on a second look. */
 			for (int r = 0; r < RETRIES && v > tail + thr; r++) {
 				double again;
 
-				if (tlb_part(t, o->page, mid, base, &again) < 0)
+				if (tlb_part(t, o->page, 1, mid, base, &again) < 0)
 					return -1;
 				v = fmin(v, again);
 			}
@@ -693,31 +694,6 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
  * that miss are found by bisection at strides 2, 3, 4, 6, 8, 12, ...
  * pages (3 x 2^j: a set count of that form is reached too) until the
  * least so far holds at a stride and at its double: one set, the ways. */
-/* The TLBs' part of the time per load over n pages `stride` pages apart,
- * their lines spread over the sets as the entries sweep's are. */
-static int strided_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double *y)
-{
-	uint64_t lines = page / SLOT, *off = malloc(n * sizeof *off);
-	struct amp_rng rng;
-	double a, c;
-	int rc;
-
-	if (!off) {
-		snprintf(t->err, t->len, "tlb: out of memory");
-		return -1;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		off[i] = i * stride * page + spread_line(i, lines) * SLOT;
-	amp_rng_seed(&rng, t->seed ^ (n * 0x9e3779b97f4a7c15ull) ^ stride);
-	amp_shuffle(off, n, &rng);
-	rc = time_chain(t, "tlb-assoc", (n - 1) * stride * page + page, off, n, &a);
-	free(off);
-	if (rc < 0 || time_packed(t, page, n, &c) < 0)
-		return -1;
-	*y = a - c + base;
-	return 0;
-}
-
 /* The fewest pages `stride` apart that miss level 0: in (1, E + 1]. */
 static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t stride, double base,
 			  double thr, uint64_t *fewest)
@@ -729,13 +705,13 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 		uint64_t mid = lo + (hi - lo) / 2;
 		double v;
 
-		if (strided_part(t, o->page, stride, mid, base, &v) < 0)
+		if (tlb_part(t, o->page, stride, mid, base, &v) < 0)
 			return -1;
 		/* Noise only adds time: a miss is believed on a second look. */
 		for (int r = 0; r < RETRIES && v > thr; r++) {
 			double again;
 
-			if (strided_part(t, o->page, stride, mid, base, &again) < 0)
+			if (tlb_part(t, o->page, stride, mid, base, &again) < 0)
 				return -1;
 			v = fmin(v, again);
 		}
