@@ -69,7 +69,6 @@
 /* A false "evicts" drops a needed line; the search then steps back. */
 #define MAX_BACKTRACKS 8
 #define SEARCH_TRIES 4
-#define EVICT_RUNS 3
 /* Timing: random lines are sampled until this many joined a set (the
  * share's relative error is about 1/sqrt of it), or this many tested. */
 #define JOINERS_TIMED 64
@@ -92,6 +91,7 @@ struct evset {
 	 * target is set[0]); a reload slower than `evicted` was evicted. */
 	struct amp_arena arena;
 	double evicted;
+	uint64_t nbase;            /* the first nbase pool lines: the paired base walk */
 	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
 	uint64_t nl1;
 };
@@ -268,58 +268,48 @@ static void evset_free(struct evset *e)
 	memset(e, 0, sizeof *e);
 }
 
-/* One eviction test on e's arena: the reload of `target` after walks of
- * s[0..n-1], the warm-up line in the target's page, the other half
- * (another L1 set). */
+/* One eviction test on e's arena, paired with the base walk (the first
+ * nbase pool lines, which leave the target in place): how many ticks
+ * more the reload of `target` takes after walks of s[0..n-1], the
+ * warm-up line in the target's page and the other half (another L1
+ * set) than after the base walk. */
 static int reload(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s, uint64_t n,
 		  unsigned reps, double *ticks, char *err, size_t len)
 {
-	return amp_timing_reload(c, &e->arena, e->region, target, target ^ (c->page / 2), s, n, AMP_RELOAD_PASSES,
-				 reps, ticks, err, len);
+	double base, t;
+
+	if (amp_timing_reload_pair(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, e->nbase, s,
+				   n, AMP_RELOAD_PASSES, reps, &base, &t, err, len) < 0)
+		return -1;
+	*ticks = t - base;
+	return 0;
 }
 
-/* The reload of `target` after walks of s[0..n-1]: whether it missed.
- * One run of the test may spare the target in every repetition where
- * the next run evicts it (seen on this project's Zen 5 guest: whole
- * runs at the hit's 52 ticks between runs at 85-95), while a set that
- * cannot evict it never reads as a miss but for noise: evicted in any
- * of EVICT_RUNS runs is evicted. */
+/* The reload of `target` after walks of s[0..n-1]: whether it missed
+ * (slower than the base walk's by more than e->evicted). */
 static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
 		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
-	double t = 0;
+	double t;
 
-	*yes = 0;
-	for (int k = 0; k < EVICT_RUNS && !*yes; k++) {
-		if (reload(c, e, target, s, n, reps, &t, err, len) < 0)
-			return -1;
-		*yes = t > e->evicted;
-	}
+	if (reload(c, e, target, s, n, reps, &t, err, len) < 0)
+		return -1;
+	*yes = t > e->evicted;
 	if (ticks)
 		*ticks = t;
 	return 0;
 }
 
-/* The timer's step (0 on the simulated machine, which counts cycles). */
-static double resolution(const struct amp_ctx *c)
+/* Evicts in two tests running: what group testing drops a line on (a
+ * false "evicts" costs a line the set needs and a step back; with one
+ * test, one in ten drops was false in busy spells on the Zen 5 guest). */
+static int evicts_twice(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+			uint64_t n, unsigned reps, int *yes, char *err, size_t len)
 {
-	return c->host->sim ? 0 : amp_timer()->resolution_ticks;
-}
-
-/* The slowest of EVICT_RUNS runs' reloads after the first `few` pool
- * lines, which leave the target here: a hit's mean wanders by a step of
- * a coarse timer from run to run. */
-static int slowest_hit(struct amp_ctx *c, const struct evset *e, uint64_t target, uint64_t few, double *ticks,
-		       char *err, size_t len)
-{
-	*ticks = 0;
-	for (int k = 0; k < EVICT_RUNS; k++) {
-		double t;
-
-		if (reload(c, e, target, e->pool, few, VERIFY_REPS, &t, err, len) < 0)
-			return -1;
-		*ticks = fmax(*ticks, t);
-	}
+	if (evicts(c, e, target, s, n, reps, NULL, yes, err, len) < 0)
+		return -1;
+	if (*yes && evicts(c, e, target, s, n, reps, NULL, yes, err, len) < 0)
+		return -1;
 	return 0;
 }
 
@@ -332,7 +322,7 @@ static int reduce_target(struct amp_ctx *c, const struct amp_level *lv, const st
 {
 	uint64_t start_groups = (uint64_t)lv->above->assoc.value + 2, groups = start_groups;
 	uint64_t *rest = malloc(*n * sizeof *rest), *before = malloc(*n * sizeof *before), depth = 0;
-	int backtracks = 0, rc = -1, yes;
+	int backtracks = 0, rc = -1, yes, stalled;
 
 	if (!rest || !before) {
 		snprintf(err, len, "out of memory");
@@ -348,7 +338,7 @@ static int reduce_target(struct amp_ctx *c, const struct amp_level *lv, const st
 			for (uint64_t i = 0; i < *n; i++)
 				if (i < lo || i >= hi)
 					rest[m++] = s[i];
-			if (evicts(c, e, target, rest, m, AMP_RELOAD_REPS, NULL, &yes, err, len) < 0)
+			if (evicts_twice(c, e, target, rest, m, AMP_RELOAD_REPS, &yes, err, len) < 0)
 				goto out;
 			if (yes) {
 				/* s = rest, then the group dropped. */
@@ -363,10 +353,13 @@ static int reduce_target(struct amp_ctx *c, const struct amp_level *lv, const st
 			continue;
 		if (evicts(c, e, target, s, *n, VERIFY_REPS, NULL, &yes, err, len) < 0)
 			goto out;
-		if (!yes) {
+		/* Hundreds of lines none of which can go: the set was lost
+		 * and the verification was wrong (noise), not the set. */
+		stalled = yes && g < *n && *n > AMP_MAX_CONG && g >= 8 * start_groups;
+		if (!yes || stalled) {
 			if (!depth || ++backtracks > MAX_BACKTRACKS) {
-				snprintf(err, len, "%s: group testing lost the target's set at %llu lines (the reloads are too noisy)",
-					 lv->name, (unsigned long long)*n);
+				snprintf(err, len, "%s: group testing %s at %llu lines (the reloads are too noisy)",
+					 lv->name, stalled ? "stalled" : "lost the target's set", (unsigned long long)*n);
 				goto out;
 			}
 			*n = before[--depth];
@@ -375,13 +368,6 @@ static int reduce_target(struct amp_ctx *c, const struct amp_level *lv, const st
 		}
 		if (g >= *n)
 			break; /* no single line can go: minimal */
-		if (*n > AMP_MAX_CONG && g >= 8 * start_groups) {
-			/* Hundreds of lines none of which can go: the tests
-			 * are wrong (noise), not the set. */
-			snprintf(err, len, "%s: group testing stalled at %llu lines", lv->name,
-				 (unsigned long long)*n);
-			goto out;
-		}
 		groups = 2 * g;
 	}
 	rc = 0;
@@ -432,7 +418,7 @@ static int prune_target(struct amp_ctx *c, const struct amp_level *lv, const str
 		uint64_t x = s[i];
 
 		s[i] = s[*n - 1];
-		if (evicts(c, e, target, s, *n - 1, VERIFY_REPS, NULL, &yes, err, len) < 0)
+		if (evicts_twice(c, e, target, s, *n - 1, VERIFY_REPS, &yes, err, len) < 0)
 			return -1;
 		if (yes) {
 			--*n;
@@ -461,7 +447,7 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * them by up to 256 B within any line (target_line_vote). */
 	uint64_t off = (uint64_t)(v * 3 % (c->page / 512 > 1 ? c->page / 512 : 1)) * 512, target = off;
 	uint64_t few = (uint64_t)lv->above->assoc.value + 4, n = 0, *s, best[AMP_MAX_CONG];
-	double fits, all, gap = lv->next_ticks - lv->hit_ticks;
+	double all, gap = lv->next_ticks - lv->hit_ticks;
 	struct amp_rng r;
 	int yes;
 
@@ -477,32 +463,25 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 		return -1;
 	amp_rng_seed(&r, c->seed ^ 0x7461726765740000ULL ^ v);
 	amp_shuffle(e->pool, (size_t)e->npool, &r);
-	/* The reload after a few pool lines (out of the L1 set, still
-	 * here) and after all of them (some set of this level overflowed). */
-	e->evicted = INFINITY;
-	if (slowest_hit(c, e, target, few, &fits, err, len) < 0 ||
-	    evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
+	/* The reload after all pool lines against the base walk of a few
+	 * (out of the L1 set, still here): some set of this level overflowed.
+	 * Half the sweep's gap between this level's hit and the next level's
+	 * marks a miss (the whole pool may push the target further down: a
+	 * reload from there is a miss here all the same). */
+	e->nbase = few;
+	e->evicted = gap / 2;
+	if (evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
 		free(s);
 		return -1;
 	}
-	amp_trace_point(lv, "timing", "pool_lines", "lines per walk before the target's reload", (double)few,
-			"reload_ticks", "ticks of the target's reload", fits, 0);
 	amp_trace_point(lv, "timing", "pool_lines", "lines per walk before the target's reload",
-			(double)e->npool, "reload_ticks", "ticks of the target's reload", all, 0);
-	if (gap <= 0 || all - fits < gap / 2) {
+			(double)e->npool, "extra_ticks", "ticks the reload takes beyond the base walk's", all, 0);
+	if (gap <= 0 || !yes) {
 		free(s);
-		snprintf(err, len, "%s: %llu lines at one page offset do not evict one more of them (its reload: %.1f ticks after %llu of them, %.1f after all; %s's hit and miss differ by %.1f)",
-			 lv->name, (unsigned long long)e->npool, fits, (unsigned long long)few, all, lv->name, gap);
+		snprintf(err, len, "%s: %llu lines at one page offset do not evict one more of them (its reload takes %.1f ticks more after them than after %llu of them; %s's hit and miss differ by %.1f)",
+			 lv->name, (unsigned long long)e->npool, all, (unsigned long long)few, lv->name, gap);
 		return -1;
 	}
-	/* Half the gap above the hit: the whole pool may push the target
-	 * further down than the level below (a reload from there is a miss
-	 * here all the same).  At least half a step of the timer above the
-	 * slowest hit: on the Zen 5 guest the timer steps by 26 ticks, a
-	 * hit's mean lies anywhere from 26 to 52 and a miss's from 78, and
-	 * half the sweep's gap (about 9) above a hit mean of 41 counted hits
-	 * of 52 as misses (sets of 11 lines, unmoved sets "evicting"). */
-	e->evicted = fits + fmax(gap / 2, resolution(c) / 2);
 	/* Noise can end a search on a set too big (a drop that failed, or
 	 * every line of 18 to 118 needed: seen on the Zen 5 guest) or lose
 	 * the set: searches in other orders of the pool until two agree,
@@ -703,7 +682,7 @@ static int target_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 		if (evicts(c, e, e->set[0], moved, ways + e->nl1, AMP_RELOAD_REPS, &t, &yes, err, len) < 0)
 			return -1;
 		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved eviction set (bytes)", (double)b,
-				"reload_ticks", "ticks of the target's reload", t, 0);
+				"extra_ticks", "ticks the reload takes beyond the base walk's", t, 0);
 		if (yes)
 			continue;
 		if (b == 0) {

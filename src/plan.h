@@ -117,6 +117,15 @@ void amp_arena_close(struct amp_arena *a);
 int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp_cset *set,
 	    unsigned reps, struct amp_run_result *res, char *err, size_t len);
 
+/* Runs plans a and b alternately, reps times each (at most
+ * AMP_RUN_MIDMEAN_REPS), on one host, without counters: the mean of the
+ * middle half of each plan's ticks.  What slows a whole run (a busy
+ * neighbour, the timer's phase) slows both alike, so their difference
+ * holds where either alone wanders.  Both plans must agree on any line
+ * they chase.  0, or -1 with err. */
+int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
+		 unsigned reps, double *ticks_a, double *ticks_b, char *err, size_t len);
+
 /* Counter-API overhead: counts and ticks of an empty measured bracket,
  * minimum over reps; subtract it from small measurements (AMP 2.2). */
 int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,

@@ -537,6 +537,44 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 	return rc;
 }
 
+int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
+		 unsigned reps, double *ticks_a, double *ticks_b, char *err, size_t len)
+{
+	struct real_plan ra, rb;
+	double each_a[AMP_RUN_MIDMEAN_REPS], each_b[AMP_RUN_MIDMEAN_REPS];
+	uint64_t ticks;
+	int rc = 0;
+
+	if (amp_plan_check(a, err, len) < 0 || amp_plan_check(b, err, len) < 0)
+		return -1;
+	if (reps == 0)
+		reps = 1;
+	if (reps > AMP_RUN_MIDMEAN_REPS)
+		reps = AMP_RUN_MIDMEAN_REPS;
+	if (!host->sim && real_prepare(a, &ra, err, len) < 0)
+		return -1;
+	if (!host->sim && real_prepare(b, &rb, err, len) < 0) {
+		real_free(&ra);
+		return -1;
+	}
+	for (unsigned r = 0; r < reps && rc == 0; r++) {
+		rc = run_once(a, host, &ra, NULL, 1, &ticks, err, len);
+		each_a[r] = (double)ticks;
+		if (rc == 0)
+			rc = run_once(b, host, &rb, NULL, 1, &ticks, err, len);
+		each_b[r] = (double)ticks;
+	}
+	if (rc == 0) {
+		*ticks_a = midmean_of(each_a, reps);
+		*ticks_b = midmean_of(each_b, reps);
+	}
+	if (!host->sim) {
+		real_free(&ra);
+		real_free(&rb);
+	}
+	return rc;
+}
+
 int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
 		     struct amp_run_result *res, char *err, size_t len)
 {

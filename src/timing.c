@@ -85,27 +85,40 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 	return 0;
 }
 
+/* The eviction test's plan: target, the walk `passes` times, the warm
+ * line, the target timed.  0, or -1 (out of memory). */
+static int reload_plan(struct amp_plan *p, const struct amp_arena *a, uint64_t region, uint64_t *target,
+		       uint64_t *warm, const uint64_t *off, uint64_t n, unsigned passes)
+{
+	int t, w;
+
+	amp_plan_init(p, "eviction test", region);
+	p->arena = a;
+	t = amp_plan_add_seq(p, target, 1);
+	w = amp_plan_add_seq(p, off, (size_t)n);
+	if (t < 0 || w < 0 || amp_plan_add_seq(p, warm, 1) < 0) {
+		amp_plan_free(p);
+		return -1;
+	}
+	amp_plan_add_pass(p, t, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(p, w, AMP_OP_TOUCH, passes, 0);
+	amp_plan_add_pass(p, w + 1, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(p, t, AMP_OP_LOAD, 1, 1);
+	return 0;
+}
+
 int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
 		      uint64_t warm, const uint64_t *off, uint64_t n, unsigned passes, unsigned reps,
 		      double *ticks, char *err, size_t len)
 {
 	struct amp_plan p;
 	struct amp_run_result res;
-	int t, w, rc;
+	int rc;
 
-	amp_plan_init(&p, "eviction test", region);
-	p.arena = a;
-	t = amp_plan_add_seq(&p, &target, 1);
-	w = amp_plan_add_seq(&p, off, (size_t)n);
-	if (t < 0 || w < 0 || amp_plan_add_seq(&p, &warm, 1) < 0) {
-		amp_plan_free(&p);
+	if (reload_plan(&p, a, region, &target, &warm, off, n, passes) < 0) {
 		snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
 		return -1;
 	}
-	amp_plan_add_pass(&p, t, AMP_OP_LOAD, 1, 0);
-	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, passes, 0);
-	amp_plan_add_pass(&p, w + 1, AMP_OP_LOAD, 1, 0);
-	amp_plan_add_pass(&p, t, AMP_OP_LOAD, 1, 1);
 	rc = amp_run(&p, c->host, NULL, reps, &res, err, len);
 	amp_plan_free(&p);
 	if (rc < 0)
@@ -113,6 +126,32 @@ int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t reg
 	c->accesses += (n * passes + 3) * res.reps;
 	*ticks = res.ticks_midmean - (c->host->sim ? 0 : amp_timer()->overhead_ticks);
 	return 0;
+}
+
+int amp_timing_reload_pair(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
+			   uint64_t warm, const uint64_t *base, uint64_t nbase, const uint64_t *off, uint64_t n,
+			   unsigned passes, unsigned reps, double *base_ticks, double *ticks, char *err,
+			   size_t len)
+{
+	struct amp_plan pb, p;
+	int rc;
+
+	if (reload_plan(&pb, a, region, &target, &warm, base, nbase, passes) < 0)
+		goto oom;
+	if (reload_plan(&p, a, region, &target, &warm, off, n, passes) < 0) {
+		amp_plan_free(&pb);
+		goto oom;
+	}
+	rc = amp_run_pair(&pb, &p, c->host, reps, base_ticks, ticks, err, len);
+	amp_plan_free(&pb);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	c->accesses += ((n + nbase) * passes + 6) * reps;
+	return 0;
+oom:
+	snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
+	return -1;
 }
 
 /* The reference walk: the same pages, each page's lines moved to

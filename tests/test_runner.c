@@ -114,6 +114,31 @@ static void test_sim_runner(void)
 	tap_eq(res.min[2], 0, "and hits L2");
 	amp_plan_free(&p);
 
+	/* Two plans by turns (the paired eviction test): each keeps the
+	 * time it takes alone, the overflowing one a miss per load more. */
+	{
+		struct amp_plan fit, over;
+		double t_fit = 0, t_over = 0;
+		uint64_t over_alone;
+
+		simple_plan(&fit, 16384, 32, 512, (enum amp_op[]){ AMP_OP_LOAD, AMP_OP_LOAD }, (int[]){ 0, 1 }, 2);
+		simple_plan(&over, 16384 + 32 * 4 * 128, 32, 512 + 128,
+			    (enum amp_op[]){ AMP_OP_LOAD, AMP_OP_LOAD }, (int[]){ 0, 1 }, 2);
+		tap_eq(amp_run(&over, &host, NULL, 2, &res, err, sizeof err), 0, "the overflowing plan alone");
+		over_alone = res.ticks_min;
+		tap_eq(amp_run_pair(&fit, &over, &host, 5, &t_fit, &t_over, err, sizeof err), 0,
+		       "two plans run by turns");
+		tap_ok(t_fit == 512 * 4, "the fitting one: 512 L1 hits (%.0f cycles)", t_fit);
+		tap_ok(t_over == (double)over_alone && t_over > 640 * 4,
+		       "the overflowing one: as alone, 640 misses (%.0f cycles, %llu alone)", t_over,
+		       (unsigned long long)over_alone);
+		over.region = 0;
+		tap_eq(amp_run_pair(&fit, &over, &host, 5, &t_fit, &t_over, err, sizeof err), -1,
+		       "a pair with a bad plan is refused");
+		amp_plan_free(&fit);
+		amp_plan_free(&over);
+	}
+
 	/* No-write-allocate: flush, store, then load: the loads miss. */
 	simple_plan(&p, 8192, 32, 256, (enum amp_op[]){ AMP_OP_FLUSH, AMP_OP_STORE, AMP_OP_LOAD },
 		    (int[]){ 0, 0, 1 }, 3);
@@ -167,6 +192,13 @@ static void test_real_runner(void)
 	tap_eq(amp_run(&p, &host, NULL, 3, &res, err, sizeof err), 0, "a real chain runs (stores keep it intact)");
 	tap_ok(res.ticks_min > 0 && res.ticks_min <= res.ticks_max, "and takes time (%llu ticks)",
 	       (unsigned long long)res.ticks_min);
+	{
+		double ta = 0, tb = 0;
+
+		tap_eq(amp_run_pair(&p, &p, &host, 200, &ta, &tb, err, sizeof err), 0,
+		       "a real plan runs by turns with itself (reps clamped to %d)", AMP_RUN_MIDMEAN_REPS);
+		tap_ok(ta > 0 && tb > 0, "and both turns take time (%.1f, %.1f ticks)", ta, tb);
+	}
 	amp_plan_free(&p);
 
 	/* An arena keeps its memory from plan to plan (eviction sets need
