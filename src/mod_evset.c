@@ -917,6 +917,167 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
+/* Timing, inclusion (the inclusion module's test, on an eviction set):
+ * a line K stays in L1, touched between every few lines of a walk of the
+ * target's set, which reach this level.  With K the target the walk
+ * thrashes K's set here (the set's ways lines plus K) while K's touches
+ * hit L1 and never tell this level that K is in use:
+ *  - inclusive: evicting K here takes it from L1, the next touch misses
+ *    both, and K comes back to thrash the set again, pass after pass;
+ *  - not inclusive: K leaves this level once and stays in L1, and the
+ *    set's lines fit from then on.
+ * The control keeps another line of the same L1 set that does not join
+ * the target's set here; the two walks run by turns (amp_run_pair).
+ * Where the level is not inclusive, a second pair tells exclusive from
+ * NINE: after the walk, lines of the L1 set (none of them in the target's
+ * set here) push K out of L1 and K is reloaded: an exclusive level took
+ * it as L1's victim (a hit here), a NINE one lost it to the walk (a miss
+ * here); the control's K never left this level.  Chains go through the
+ * next word of K at each touch; the control walks the set's lines at
+ * their second word (two chains may not share a word). */
+#define INCL_PASSES 4
+#define INCL_CANDIDATES 8
+
+struct incl_test {
+	uint64_t chain[2 * AMP_MAX_CONG], nchain;
+	uint64_t flush[AMP_MAX_CONG], nflush;
+	uint64_t warm, reload;
+};
+
+static void incl_chain(const struct amp_ctx *c, const struct evset *e, uint64_t keep, unsigned word,
+		       unsigned every, struct incl_test *t)
+{
+	uint64_t ways = e->nset - 1;
+
+	t->nchain = 0;
+	for (uint64_t i = 0; i < ways; i++) {
+		if (i % every == 0)
+			t->chain[t->nchain++] = keep + 8 * (i / every);
+		t->chain[t->nchain++] = e->set[1 + i] + 8 * word;
+	}
+	t->warm = keep ^ (c->page / 2);
+	t->reload = keep + 8 * ((ways + every - 1) / every);
+}
+
+/* The walk's plan (measured: its passes), or, with `reload`, the walk,
+ * the flush, the warm-up line and K's reload (measured: the reload). */
+static int incl_plan(struct amp_plan *p, const struct evset *e, struct incl_test *t, int reload)
+{
+	int w, f, m, k;
+
+	amp_plan_init(p, "inclusion", e->region);
+	p->arena = &e->arena;
+	w = amp_plan_add_seq(p, t->chain, (size_t)t->nchain);
+	f = amp_plan_add_seq(p, t->flush, (size_t)t->nflush);
+	m = amp_plan_add_seq(p, &t->warm, 1);
+	k = amp_plan_add_seq(p, &t->reload, 1);
+	if (w < 0 || f < 0 || m < 0 || k < 0) {
+		amp_plan_free(p);
+		return -1;
+	}
+	amp_plan_add_pass(p, w, AMP_OP_LOAD, 1, 0);
+	if (!reload) {
+		amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 1);
+		return 0;
+	}
+	amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 0);
+	amp_plan_add_pass(p, f, AMP_OP_TOUCH, 1, 0);
+	amp_plan_add_pass(p, m, AMP_OP_LOAD, 1, 0);
+	amp_plan_add_pass(p, k, AMP_OP_TOUCH, 1, 1);
+	return 0;
+}
+
+/* Ticks the kept target's plan takes beyond the control's. */
+static int incl_pair(struct amp_ctx *c, const struct evset *e, struct incl_test *x, struct incl_test *y,
+		     int reload, double *diff, char *err, size_t len)
+{
+	struct amp_plan px, py;
+	double tx, ty;
+	int rc;
+
+	if (incl_plan(&px, e, x, reload) < 0)
+		goto oom;
+	if (incl_plan(&py, e, y, reload) < 0) {
+		amp_plan_free(&px);
+		goto oom;
+	}
+	rc = amp_run_pair(&px, &py, c->host, VERIFY_REPS, &tx, &ty, err, len);
+	c->accesses += (amp_plan_accesses(&px, 0) + amp_plan_accesses(&py, 0)) * VERIFY_REPS;
+	amp_plan_free(&px);
+	amp_plan_free(&py);
+	*diff = tx - ty;
+	return rc;
+oom:
+	snprintf(err, len, "out of memory for an inclusion test");
+	return -1;
+}
+
+static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+				 char *err, size_t len)
+{
+	const struct evset *e = &found[v % AMP_MAX_VOTES];
+	const struct amp_level *up = lv->above;
+	uint64_t ways = e->nset - 1, words = (uint64_t)up->line.value / 8, every, other = 0, walk[AMP_MAX_CONG];
+	double gap = lv->next_ticks - lv->hit_ticks, d;
+	struct incl_test x, y;
+	int yes = 1;
+
+	if (!e->nset) {
+		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
+		return -1;
+	}
+	/* Touches of K: one word each, one word left for its reload; at
+	 * most half of L1's ways between two of them. */
+	every = words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
+	if (words < 2 || 2 * every > (uint64_t)up->assoc.value) {
+		snprintf(err, len, "%s: %s's %lld-byte lines hold too few words to keep a line there through a walk of %llu lines",
+			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
+		return -1;
+	}
+	/* The control's K: a pool line at the target's offset whose
+	 * addition to ways - 1 lines of the set spares the target. */
+	memcpy(walk, e->set + 2, (ways - 1) * sizeof *walk);
+	for (uint64_t i = e->nbase, tried = 0; i < e->npool && yes; i++) {
+		if (in_set(e, e->pool[i]))
+			continue;
+		if (tried++ == INCL_CANDIDATES) {
+			snprintf(err, len, "%s: none of %d pool lines stays out of its target's set", lv->name,
+				 INCL_CANDIDATES);
+			return -1;
+		}
+		other = e->pool[i];
+		walk[ways - 1] = other;
+		if (evicts(c, e, e->set[0], walk, ways, AMP_RELOAD_REPS, NULL, &yes, err, len) < 0)
+			return -1;
+	}
+	incl_chain(c, e, e->set[0], 0, (unsigned)every, &x);
+	incl_chain(c, e, other, 1, (unsigned)every, &y);
+	/* The flush: L1's ways and two more lines of its set, from the pool
+	 * after the control's K (none in the target's set). */
+	x.nflush = 0;
+	for (uint64_t i = e->npool; i-- > 0 && x.nflush < (uint64_t)up->assoc.value + 2;)
+		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
+			x.flush[x.nflush++] = e->pool[i];
+	memcpy(y.flush, x.flush, x.nflush * sizeof *x.flush);
+	y.nflush = x.nflush;
+	if (incl_pair(c, e, &x, &y, 0, &d, err, len) < 0)
+		return -1;
+	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 0,
+			"extra_ticks", "ticks beyond the control's", d, 0);
+	/* Inclusive: K's set thrashes here in every pass (a miss at least
+	 * per pass); two misses' time in all is the mark. */
+	if (d > 2 * gap) {
+		*value = AMP_INCL_INCLUSIVE;
+		return 0;
+	}
+	if (incl_pair(c, e, &x, &y, 1, &d, err, len) < 0)
+		return -1;
+	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 1,
+			"extra_ticks", "ticks beyond the control's", d, 0);
+	*value = d > gap / 2 ? AMP_INCL_NINE : AMP_INCL_EXCLUSIVE;
+	return 0;
+}
+
 /* Below L1: physically indexed levels; by timing always, with counters
  * where strides failed (mod_assoc.c). */
 static int evset_applies(const struct amp_ctx *c, const struct amp_level *lv)
@@ -1020,10 +1181,37 @@ static void keep_sets_of(struct amp_ctx *c, int64_t ways)
 	c->votes = kept;
 }
 
+/* Timing, an exclusive level: a target's victims pass through the
+ * level above, so a minimal set that evicts it holds that level's ways
+ * too (X-Ray 4.4: C1 + C2).  Its own ways are the rest.  -1 with the
+ * associativity unknown where none are left. */
+static int exclusive_own_ways(struct amp_level *lv, struct amp_param *ways)
+{
+	const struct amp_level *up = lv->above;
+	int64_t pair = ways->value, own = pair - up->assoc.value;
+
+	if (own < 1) {
+		amp_param_unknown(&lv->assoc, "exclusive, yet its eviction sets held no more lines than %s's %lld ways",
+				  up->name, (long long)up->assoc.value);
+		return -1;
+	}
+	ways->value = own;
+	for (int i = 0; i < ways->nvotes; i++)
+		if (ways->votes[i] > up->assoc.value)
+			ways->votes[i] -= up->assoc.value;
+	snprintf(ways->reason, sizeof ways->reason,
+		 "exclusive: its eviction sets held %lld lines, %s's %lld ways among them", (long long)pair, up->name,
+		 (long long)up->assoc.value);
+	lv->assoc = *ways;
+	return 0;
+}
+
 /* No associativity (lv->assoc says why): way and size wait on it. */
 static int without_ways(struct amp_level *lv)
 {
 	forget_sets();
+	if (lv->method == AMP_METHOD_TIMING && !lv->inclusion.known)
+		amp_param_unknown(&lv->inclusion, "needs the associativity first (its eviction sets)");
 	amp_param_unknown(&lv->way, "needs the associativity first");
 	amp_param_unknown(&lv->size, "needs the associativity first");
 	return 0;
@@ -1071,6 +1259,10 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (lv->method == AMP_METHOD_TIMING) {
 		keep_sets_of(c, ways.value);
 		amp_vote(c, lv, target_line_vote, &lv->line);
+		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
+		    exclusive_own_ways(lv, &ways) < 0)
+			return without_ways(lv);
 	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
@@ -1113,7 +1305,7 @@ const struct amp_module amp_module_evset = {
 	.name = "evset",
 	.summary = "timing: associativity, way size and capacity of physically indexed levels by eviction sets",
 	.kinds = 1u << AMP_KIND_CACHE,
-	.fills = { AMP_FILLS(assoc), AMP_FILLS(way), AMP_FILLS(size) },
+	.fills = { AMP_FILLS(assoc), AMP_FILLS(way), AMP_FILLS(size), AMP_FILLS(inclusion) },
 	.applies = evset_applies,
 	.supported = evset_supported,
 	.run = evset_run,

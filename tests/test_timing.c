@@ -433,6 +433,63 @@ static void test_l3_classes(void)
 	}
 }
 
+/* L2's inclusion by timing (kept-line walks on its eviction sets): a
+ * seeded matrix of inclusive, NINE and exclusive L2s under L1s of 4 to
+ * 12 ways and lines of 32 to 128 B, with scattered frames and noise.
+ * The spec's inclusion exactly, and L2's own line, size and ways (an
+ * exclusive L2's sets hold L1's ways too); where L1's line holds too few
+ * words to keep a line there through a walk of the set, unknown with
+ * that reason.  Inclusive and NINE L2s also get their write allocation
+ * (an exclusive one's is the level above's). */
+static void test_inclusion(void)
+{
+	static const char *const incl[] = { "nine", "inclusive", "exclusive" };
+	static const unsigned ways1[] = { 4, 8, 12 };
+	static const unsigned lines[] = { 32, 64, 64, 128 };
+	const char *env = getenv("AMP_TEST_MATRIX");
+	int count = env ? atoi(env) / 2 : 12;
+	struct amp_rng rng;
+
+	amp_rng_seed(&rng, 20261126);
+	for (int k = 0; k < count; k++) {
+		unsigned want = (unsigned)(k % 3), a1 = ways1[amp_rng_below(&rng, 3)];
+		unsigned line = lines[amp_rng_below(&rng, 4)], a2 = a1 + 4 + 4 * (unsigned)amp_rng_below(&rng, 2);
+		uint64_t w1 = 4096, w2 = 4096ULL << (2 + amp_rng_below(&rng, 2));
+		unsigned words = line / 8, every = (a2 + a1 * (want == 2) + words - 2) / (words - 1);
+		int random_pages = (int)amp_rng_below(&rng, 2), can = 2 * every <= a1;
+		double noise = amp_rng_below(&rng, 2) ? 0.0005 : 0;
+		char spec[512], what[600], got[160];
+		const struct amp_level *l2;
+		struct timed *t;
+		int ok;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:size=%llu,assoc=%u,line=%u,latency=4;L1i:size=32K;"
+			 "L2:size=%llu,assoc=%u,line=%u,latency=14,inclusion=%s;L3:size=8M,line=%u,latency=40;MEM:latency=200",
+			 (unsigned long long)(w1 * a1), a1, line, (unsigned long long)(w2 * a2), a2, line, incl[want], line);
+		snprintf(what, sizeof what, "inclusion %d: %s%s%s", k, spec, random_pages ? " random pages" : "",
+			 noise > 0 ? " noise" : "");
+		t = timed_new(spec, noise, 700 + (uint64_t)k, random_pages, 3, 0, what);
+		if (!t)
+			continue;
+		l2 = mod_sim_level(&t->ms, "L2");
+		ok = exact(t, "L2", got, sizeof got);
+		if (!can) {
+			tap_ok(l2 && !l2->inclusion.known && strstr(l2->inclusion.reason, "too few words"),
+			       "%s: inclusion unknown: %s", what, l2 ? l2->inclusion.reason : "no L2");
+		} else {
+			ok = ok && amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == (int64_t)want &&
+			     strcmp(l2->inclusion.method, "timing") == 0;
+			if (want != 2)
+				ok = ok && amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == 1;
+			tap_ok(ok, "%s: %s, inclusion %s, write %s", what, got,
+			       !l2->inclusion.known ? l2->inclusion.reason : amp_inclusion_names[l2->inclusion.value],
+			       amp_param_conclusive(&l2->write_allocate) ? "known" : l2->write_allocate.reason);
+		}
+		timed_free(t);
+	}
+}
+
 int main(void)
 {
 	test_clustering();
@@ -441,5 +498,6 @@ int main(void)
 	test_unified();
 	test_matrix();
 	test_l3_classes();
+	test_inclusion();
 	return tap_done();
 }
