@@ -244,8 +244,8 @@ void amp_insn_levels_fill(struct amp_ctx *c, const struct amp_sweep *sw)
 		lv->next_ticks = sw->cl[l1 + 1].ticks;
 		/* What timing does not measure on this side says why. */
 		amp_param_unknown(&lv->write_allocate, "code is not written");
-		amp_param_unknown(&lv->replacement, "needs miss counters (timing does not measure it in this version)");
-		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");
+		amp_param_unknown(&lv->replacement, AMP_WHY_REPLACEMENT_TIMING);
+		amp_param_unknown(&lv->inclusion, "nothing above it");
 	}
 }
 
@@ -268,8 +268,8 @@ void amp_insn_blocks_fill(struct amp_ctx *c, int kind, const char *why)
 			snprintf(lv->code, sizeof lv->code, "build-time blocks (%d blocks of adds, sizes by &&label): %.40s",
 				 AMP_BLOCKS, why);
 		amp_param_unknown(&lv->write_allocate, "code is not written");
-		amp_param_unknown(&lv->replacement, "needs miss counters (timing does not measure it in this version)");
-		amp_param_unknown(&lv->inclusion, "needs miss counters (timing does not measure it in this version)");
+		amp_param_unknown(&lv->replacement, AMP_WHY_REPLACEMENT_TIMING);
+		amp_param_unknown(&lv->inclusion, "nothing above it");
 	}
 }
 

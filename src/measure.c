@@ -658,11 +658,6 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 	return 0;
 }
 
-/* Parameters timing does not measure in this version, with why. */
-static const size_t counters_only[] = {
-	AMP_FILLS(replacement), AMP_FILLS(inclusion),
-};
-
 int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_sweep *sw, char *err,
 		      size_t len)
 {
@@ -704,9 +699,12 @@ int amp_levels_timing(struct amp_ctx *c, const char *only, const struct amp_swee
 		lv->hit_ticks = sw->cl[k].ticks;
 		lv->next_ticks = sw->cl[k + 1].ticks;
 		amp_param_measured(&lv->effective_size, (int64_t)sw->size[sw->cl[k].fits], "timing");
-		for (size_t j = 0; j < sizeof counters_only / sizeof counters_only[0]; j++)
-			amp_param_unknown((struct amp_param *)((char *)lv + counters_only[j]),
-					  "needs miss counters (timing does not measure it in this version)");
+		/* Modules that measure them by time fill them in. */
+		amp_param_unknown(&lv->replacement, AMP_WHY_REPLACEMENT_TIMING);
+		if (lv->level == 1)
+			amp_param_unknown(&lv->inclusion, "nothing above it");
+		else
+			amp_param_unknown(&lv->inclusion, AMP_WHY_INCLUSION_TIMING);
 	}
 	/* Of the levels timing does not reach, only L1 (as N/C) and the
 	 * level-1 TLBs and the STLB (the TLB sweeps may fill them) stay in

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "timing.h"
 #include "util.h"
 
 #define MAX_WAYS 4096        /* a round costs about 2a accesses */
@@ -202,8 +203,9 @@ static int model_access(struct model *m, int id, int *out)
 
 /* One round from a set full of older lines; probe < 0: none.  Returns
  * the misses beyond the a + 1 fresh lines; *victim: the w index the
- * fresh line evicted (-1: an older line). */
-static int model_round(struct model *m, const int *rho, int nrho, int probe, int *victim)
+ * fresh line evicted (-1: an older line); *probed: whether the probe
+ * missed. */
+static int model_round(struct model *m, const int *rho, int nrho, int probe, int *victim, int *probed)
 {
 	int a = m->ways, extra = 0, out;
 
@@ -216,9 +218,8 @@ static int model_round(struct model *m, const int *rho, int nrho, int probe, int
 		extra += model_access(m, W_ID(a, rho[j]), &out);
 	model_access(m, N_ID(a), &out);
 	*victim = out >= a && out < N_ID(a) ? out - a : -1;
-	if (probe >= 0)
-		extra += model_access(m, W_ID(a, probe), &out);
-	return extra;
+	*probed = probe >= 0 && model_access(m, W_ID(a, probe), &out);
+	return extra + *probed;
 }
 
 /* ---- the design of one level's plans ---- */
@@ -233,7 +234,9 @@ struct design {
 	uint64_t avail;         /* sets reachable */
 	uint64_t per_access;    /* accesses per test access (evictors included) */
 	uint64_t sets, rounds;  /* per plan */
+	uint64_t max_lines;     /* timing: distinct lines a plan may touch (0: any) */
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
+	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
 };
 static _Thread_local struct design design;
@@ -242,6 +245,10 @@ static void size_plans(struct design *d, int nrho)
 {
 	uint64_t per_round = (uint64_t)(d->a + nrho + 2) * d->per_access;
 	uint64_t total = PLAN_BUDGET / per_round;
+
+	/* A round brings a + 1 lines, and a set's fill a more. */
+	if (d->max_lines && total > d->max_lines / (2 * (uint64_t)d->a + 1))
+		total = d->max_lines / (2 * (uint64_t)d->a + 1);
 
 	if (total < ROUNDS_MIN)
 		total = ROUNDS_MIN;
@@ -255,7 +262,9 @@ static void size_plans(struct design *d, int nrho)
 static int victims_apart(struct design *d, struct model *det, const int *rho, int nrho)
 {
 	for (int h = 0; h < d->npol; h++) {
-		if (model_round(&det[h], rho, nrho, -1, &d->victim[h]) != 0 || d->victim[h] < 0)
+		int probed;
+
+		if (model_round(&det[h], rho, nrho, -1, &d->victim[h], &probed) != 0 || d->victim[h] < 0)
 			return 0; /* cannot happen: retouches hit, the victim is a w */
 		for (int g = 0; g < h; g++)
 			if (d->victim[g] == d->victim[h])
@@ -272,18 +281,20 @@ static int random_clear(struct design *d, struct model *rnd, const int *rho, int
 	double rounds = (double)(d->sets * d->rounds);
 
 	for (int h = 0; h < d->npol; h++) {
-		double sum = 0, sq = 0, mean, sd;
-		int v;
+		double sum = 0, sq = 0, mean, sd, probes = 0;
+		int v, probed;
 
 		for (int t = 0; t < MC_ROUNDS; t++) {
-			double x = model_round(rnd, rho, nrho, d->victim[h], &v);
+			double x = model_round(rnd, rho, nrho, d->victim[h], &v, &probed);
 
+			probes += probed;
 			sum += x;
 			sq += x * x;
 		}
 		mean = sum / MC_ROUNDS;
 		sd = sqrt(fmax(sq / MC_ROUNDS - mean * mean, 0));
 		d->rand_mean[h] = mean;
+		d->rand_probe[h] = probes / MC_ROUNDS;
 		if (mean - 3 * sd / sqrt(rounds) < RANDOM_CLEAR)
 			return 0;
 	}
@@ -384,7 +395,26 @@ static uint64_t visit(const struct design *d, uint64_t round_base, int *uses, in
 	return round_base + (uint64_t)i * d->stride + 8 * ((uint64_t)uses[i]++ % (d->line / 8));
 }
 
-/* The plan of hypothesis h from offset base: per set, a lines that fill
+/* The timing warm-up: test[n-1] down to test[0], then the fill lines
+ * (one access per visit: a line's repeats cost no more).  The sequence
+ * index, or -1. */
+static int warm_seq(struct amp_plan *p, const uint64_t *fill, uint64_t nfill, const uint64_t *test, uint64_t n)
+{
+	uint64_t *w = malloc((n + nfill) * sizeof *w);
+	int seq;
+
+	if (!w)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		w[i] = test[n - 1 - i];
+	memcpy(w + n, fill, nfill * sizeof *fill);
+	seq = amp_plan_add_seq(p, w, (size_t)(n + nfill));
+	free(w);
+	return seq;
+}
+
+/* The plan of hypothesis h from offset base (h < 0: the timing base,
+ * whose probe is the fresh line again, a hit): per set, a lines that fill
  * it (cold, so they reach the level unaided; not measured), then the
  * measured rounds; a line's repeated visits use its next words. */
 static int build_plan(const struct design *d, const struct amp_level *lv, int h, uint64_t base,
@@ -414,7 +444,7 @@ static int build_plan(const struct design *d, const struct amp_level *lv, int h,
 			for (int j = 0; j < d->nrho; j++)
 				test[k++] = visit(d, rb, uses, d->rho[j]);
 			test[k++] = visit(d, rb, uses, d->a);
-			test[k++] = visit(d, rb, uses, d->victim[h]);
+			test[k++] = visit(d, rb, uses, h < 0 ? d->a : d->victim[h]);
 		}
 	}
 	for (uint64_t i = 0; i < n; i++)
@@ -435,7 +465,19 @@ static int build_plan(const struct design *d, const struct amp_level *lv, int h,
 		       : amp_plan_add_seq(p, test, (size_t)n);
 	if (seq < 0)
 		goto oom_plan;
-	amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	if (lv->method == AMP_METHOD_TIMING) {
+		/* By timing a cold line must cost this level's miss only: all
+		 * lines are walked first, in reverse, into the level below
+		 * (which holds them: max_lines), the fill lines last, so they
+		 * are what this level holds when the rounds start. */
+		int warm = warm_seq(p, fill, a * d->sets, test, n);
+
+		if (warm < 0)
+			goto oom_plan;
+		amp_plan_add_pass(p, warm, AMP_OP_TOUCH, 1, 0);
+	} else {
+		amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	}
 	amp_plan_add_pass(p, 0, amp_level_op(lv), 1, 0);
 	amp_plan_add_pass(p, seq, amp_level_op(lv), 1, 1);
 	tmp = malloc(p->seq[seq].n * sizeof *tmp);
@@ -458,48 +500,106 @@ oom:
 	return -1;
 }
 
+/* The misses of plan h (h < 0: the timing base) from offset base,
+ * counted or from time; *cold: the plan's distinct lines. */
+static int plan_misses(struct amp_ctx *c, struct amp_level *lv, int h, uint64_t base, double *misses,
+		       uint64_t *cold, char *err, size_t len)
+{
+	struct amp_plan p;
+	int rc;
+
+	if (build_plan(&design, lv, h, base, &p, cold, err, len) < 0)
+		return -1;
+	rc = lv->method == AMP_METHOD_TIMING ? amp_timing_misses(c, lv, &p, misses, err, len)
+					     : amp_count(c, &p, lv->ev, misses, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
 /* One vote: the unexplained misses per round of each hypothesis' plan,
- * matched against 1 for the true policy's plan and 0 for the others. */
+ * matched against 1 for the true policy's plan and 0 for the others.
+ * Counted, beyond the plan's cold misses.  By timing, beyond the base
+ * plan's (the same rounds, the probe a sure hit): a miss count from time
+ * is off by a few per cent of the plan's accesses (hit and miss costs
+ * differ from the sweep's), more than a miss per round, but alike in
+ * plans that differ only in their probes.  So by timing each plan shows
+ * its probe's misses only; random replacement then shows a share of
+ * probes missing in every plan (the model's, at least half of it). */
 static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 			char *err, size_t len)
 {
 	struct design *d = &design;
-	double e[3], rounds = (double)(d->sets * d->rounds), lowest = INFINITY;
-	uint64_t base;
+	double e[3], rounds = (double)(d->sets * d->rounds), base_misses = 0, misses;
+	uint64_t base, cold;
+	int timing = lv->method == AMP_METHOD_TIMING, random = 1;
 
 	/* Each vote starts elsewhere: other sets, or another set above. */
 	if (d->evict)
 		base = (uint64_t)v * d->unit % (uint64_t)lv->above->way.value;
 	else
 		base = (uint64_t)v * d->sets % d->avail * d->delta;
+	if (timing && plan_misses(c, lv, -1, base, &base_misses, &cold, err, len) < 0)
+		return -1;
 	for (int h = 0; h < d->npol; h++) {
-		struct amp_plan p;
-		uint64_t cold;
-		double misses;
-		int rc;
-
-		if (build_plan(d, lv, h, base, &p, &cold, err, len) < 0)
+		if (plan_misses(c, lv, h, base, &misses, &cold, err, len) < 0)
 			return -1;
-		rc = amp_count(c, &p, lv->ev, &misses, err, len);
-		amp_plan_free(&p);
-		if (rc < 0)
-			return -1;
-		e[h] = (misses - (double)cold) / rounds;
+		e[h] = (misses - (timing ? base_misses : (double)cold)) / rounds;
 		d->last_e[h] = e[h];
-		lowest = fmin(lowest, e[h]);
+		/* By timing, random: every plan near the model's share. */
+		random = random && (timing ? d->rand_probe[h] > 0 && e[h] >= d->rand_probe[h] / 2 &&
+						     e[h] <= d->rand_probe[h] + TOL
+					   : e[h] >= RANDOM_MIN);
 	}
 	for (int t = 0; t < d->npol; t++) {
-		double worst = 0;
+		double worst = 0, level = 0;
 
+		/* By timing every plan may carry the same offset (a probe's
+		 * miss costs more than the sweep's gap: 0.3 to 0.6 per round
+		 * in every plan on the Zen 5 guest), so the others' lowest
+		 * stands for 0: T's plan one miss per round above it. */
+		if (timing) {
+			level = INFINITY;
+			for (int h = 0; h < d->npol; h++)
+				if (h != t)
+					level = fmin(level, e[h]);
+		}
 		for (int h = 0; h < d->npol; h++)
-			worst = fmax(worst, fabs(e[h] - (h == t)));
+			worst = fmax(worst, fabs(e[h] - level - (h == t)));
 		if (worst <= TOL) {
 			*value = d->pol[t];
 			return 0;
 		}
 	}
-	*value = lowest >= RANDOM_MIN ? AMP_POLICY_RANDOM : AMP_POLICY_UNKNOWN;
+	*value = random ? AMP_POLICY_RANDOM : AMP_POLICY_UNKNOWN;
 	return 0;
+}
+
+/* With counters every level; by timing L1d, whose misses cost the gap to
+ * L2 (below L1 a test access would go through the level above). */
+static int replace_applies(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_COUNTERS ||
+	       (lv->kind == AMP_KIND_CACHE && lv->level == 1 && lv->side == AMP_SIDE_DATA);
+}
+
+/* By timing, the level whose hits a miss here costs. */
+static const struct amp_level *level_below(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].above == lv && c->lv[i].kind == lv->kind)
+			return &c->lv[i];
+	return NULL;
+}
+
+/* By timing, the lines a plan may touch: a quarter of the level below
+ * (its effective size), so that every cold line is a hit there. */
+static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	const struct amp_level *below = level_below(c, lv);
+
+	if (!below || !amp_param_conclusive(&below->effective_size))
+		return 0;
+	return (uint64_t)below->effective_size.value / 4 / (uint64_t)lv->line.value;
 }
 
 static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
@@ -531,6 +631,12 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 	if (!amp_is_pow2((uint64_t)lv->way.value) || !amp_is_pow2((uint64_t)lv->line.value)) {
 		snprintf(why, len, "needs a power-of-two way size and line (its sets: %lld)",
 			 (long long)(lv->way.value / lv->line.value));
+		return 0;
+	}
+	if (lv->method == AMP_METHOD_TIMING &&
+	    timed_max_lines(c, lv) < ROUNDS_MIN * (2 * (uint64_t)lv->thrash_ways + 1)) {
+		snprintf(why, len, "by timing its cold lines must hit the level below, which holds too few of them (its effective size%s)",
+			 level_below(c, lv) ? "" : ": no level below measured");
 		return 0;
 	}
 	if (lv->above && !amp_evictors_usable(lv)) {
@@ -612,6 +718,8 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 
 	memset(d, 0, sizeof *d);
 	d->a = lv->thrash_ways;
+	if (lv->method == AMP_METHOD_TIMING)
+		d->max_lines = timed_max_lines(c, lv);
 	d->line = (uint64_t)lv->line.value;
 	/* Tree plru: power-of-two ways only, and the same as lru at two. */
 	d->pol[d->npol++] = AMP_POLICY_LRU;
@@ -619,7 +727,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		d->pol[d->npol++] = AMP_POLICY_PLRU;
 	d->pol[d->npol++] = AMP_POLICY_FIFO;
 	if (choose_reach(c, lv, d, &cost) < 0) {
-		lv->replacement.method = "counters";
+		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;
 		return 0;
 	}
@@ -640,7 +748,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	 * (short lines reuse words, see visit()). */
 	if (choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0) {
 		amp_param_unknown(&lv->replacement, "%s", why);
-		lv->replacement.method = "counters";
+		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;
 		return 0;
 	}
@@ -655,9 +763,14 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 				 amp_policy_names[d->pol[h]]);
 			snprintf(e + strlen(e), sizeof e - strlen(e), "%s%.2f", h ? "/" : "", d->last_e[h]);
 		}
-		amp_param_unknown(&lv->replacement,
-				  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
-				  e, names);
+		if (lv->method == AMP_METHOD_TIMING)
+			amp_param_unknown(&lv->replacement,
+					  "the misses fit no policy: probe misses per round %s in the %s plans, from time (a policy: 1 in its own, 0 elsewhere; random: %.2f to %.2f everywhere)",
+					  e, names, d->rand_probe[0] / 2, d->rand_probe[0] + TOL);
+		else
+			amp_param_unknown(&lv->replacement,
+					  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
+					  e, names);
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
 		   (d->combined || (amp_param_conclusive(&lv->inclusion) &&
 				    lv->inclusion.value == AMP_INCL_EXCLUSIVE))) {
@@ -680,7 +793,7 @@ const struct amp_module amp_module_replacement = {
 	.summary = "replacement policy (lru, tree plru, fifo, random) from which line one more line evicts",
 	.kinds = 1u << AMP_KIND_CACHE | 1u << AMP_KIND_TLB,
 	.fills = { AMP_FILLS(replacement) },
-	.applies = amp_applies_with_counters,
+	.applies = replace_applies,
 	.supported = replace_supported,
 	.run = replace_run,
 };

@@ -233,6 +233,11 @@ static int walk_ticks(struct amp_ctx *c, const uint64_t *off, uint64_t n, uint64
 		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
 		return -1;
 	}
+	/* Cold first: a FIFO set primed from lines left by earlier walks
+	 * can settle into a cycle of hits and misses (half of 12 lines
+	 * of an 8-way set hit); from cold, a walk that overflows it misses
+	 * every time. */
+	amp_plan_add_pass(&p, seq, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(&p, seq, op, 2, 0);
 	amp_plan_add_pass(&p, seq, op, walks, 1);
 	rc = amp_timing_ticks(c, &p, ticks, err, len);

@@ -131,7 +131,14 @@ c = {x["name"]: x for x in d["caches"]}
 assert (c["L1d"]["line_size"], c["L1d"]["size"], c["L1d"]["associativity"]) == (32, 8192, 2)
 assert (c["L2"]["line_size"], c["L2"]["size"], c["L2"]["associativity"]) == (32, 262144, 4)
 assert c["L1d"]["method"] == "timing" and c["L1d"]["latency_ticks"] == 4
-assert c["L2"]["write_allocate"] is None and "counters" in c["L2"]["parameters"]["write_allocate"]["reason"]
+# L2 inclusion by timing needs words enough in L1d lines to keep one
+# there: 32 B lines under a 2-way L1d have too few, so the L2 write
+# allocation (it may be exclusive) stays unknown with that reason.
+assert c["L2"]["inclusion"] is None and "too few words" in c["L2"]["parameters"]["inclusion"]["reason"]
+assert c["L2"]["write_allocate"] is None and "inclusion unknown" in c["L2"]["parameters"]["write_allocate"]["reason"]
+# L1d replacement by timing (the simulated L1d is lru).
+assert c["L1d"]["replacement"] == "lru" and c["L1d"]["parameters"]["replacement"]["accesses"] > 0
+assert "nothing above" in c["L1d"]["parameters"]["inclusion"]["reason"]
 assert [s["what"] for s in d["latency"]["steps"]] == ["cache", "cache", "memory"]
 assert d["memory_latency_ticks"] > 100 and d["phases"][0]["name"] == "calibration"
 '
