@@ -396,6 +396,16 @@ static void test_matrix(void)
 	}
 }
 
+/* A machine of a seeded matrix, named "<name> <k>: <spec>" with its
+ * frames and noise (3 votes, 3 runs each); `only` as --level. */
+static struct timed *matrix_new(char *what, size_t len, const char *name, int k, const char *spec, double noise,
+				uint64_t seed, int random_pages, const char *only)
+{
+	snprintf(what, len, "%s %d: %s%s%s", name, k, spec, random_pages ? " random pages" : "",
+		 noise > 0 ? " noise" : "");
+	return timed_new_only(spec, noise, seed, random_pages, 3, 0, only, what);
+}
+
 /* L3's line by page-offset classes: a seeded matrix of three-level
  * machines (L3 sizes that are not powers of two: 8 to 20 ways of a
  * power-of-two number of sets, as real caches and their slices have;
@@ -428,9 +438,7 @@ static void test_l3_classes(void)
 			 "L1d:size=32K,assoc=8,line=%u,latency=4;L1i:size=32K;L2:size=128K,assoc=8,line=%u,latency=14;"
 			 "L3:size=%llu,assoc=%u,line=%u,latency=45,inclusion=%s;MEM:latency=200",
 			 line2, line2, (unsigned long long)size3, a3, line3, incl[l3incl]);
-		snprintf(what, sizeof what, "L3 classes %d: %s%s%s", k, spec, random_pages ? " random pages" : "",
-			 noise > 0 ? " noise" : "");
-		t = timed_new(spec, noise, 500 + (uint64_t)k, random_pages, 3, 0, what);
+		t = matrix_new(what, sizeof what, "L3 classes", k, spec, noise, 500 + (uint64_t)k, random_pages, NULL);
 		if (!t)
 			continue;
 		l3 = mod_sim_level(&t->ms, "L3");
@@ -478,9 +486,7 @@ static void test_inclusion(void)
 			 "L1d:size=%llu,assoc=%u,line=%u,latency=4;L1i:size=32K;"
 			 "L2:size=%llu,assoc=%u,line=%u,latency=14,inclusion=%s;L3:size=8M,line=%u,latency=40;MEM:latency=200",
 			 (unsigned long long)(w1 * a1), a1, line, (unsigned long long)(w2 * a2), a2, line, incl[want], line);
-		snprintf(what, sizeof what, "inclusion %d: %s%s%s", k, spec, random_pages ? " random pages" : "",
-			 noise > 0 ? " noise" : "");
-		t = timed_new(spec, noise, 700 + (uint64_t)k, random_pages, 3, 0, what);
+		t = matrix_new(what, sizeof what, "inclusion", k, spec, noise, 700 + (uint64_t)k, random_pages, NULL);
 		if (!t)
 			continue;
 		l2 = mod_sim_level(&t->ms, "L2");
@@ -531,9 +537,7 @@ static void test_replacement(void)
 			 "L1d:size=%u,assoc=%u,line=%u,latency=4,policy=%s;L1i:size=32K;"
 			 "L2:size=1M,assoc=16,line=%u,latency=14;MEM:latency=150",
 			 4096 * a, a, line, pols[pol], line);
-		snprintf(what, sizeof what, "replacement %d: %s%s%s", k, spec, random_pages ? " random pages" : "",
-			 noise > 0 ? " noise" : "");
-		t = timed_new_only(spec, noise, 900 + (uint64_t)k, random_pages, 3, 0, "L1d", what);
+		t = matrix_new(what, sizeof what, "replacement", k, spec, noise, 900 + (uint64_t)k, random_pages, "L1d");
 		if (!t)
 			continue;
 		l1 = mod_sim_level(&t->ms, "L1d");
