@@ -1050,12 +1050,16 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		if (evicts(c, e, e->set[0], walk, ways, AMP_RELOAD_REPS, NULL, &yes, err, len) < 0)
 			return -1;
 	}
+	if (yes) {
+		snprintf(err, len, "%s: every pool line joins its target's set", lv->name);
+		return -1;
+	}
 	incl_chain(c, e, e->set[0], 0, (unsigned)every, &x);
 	incl_chain(c, e, other, 1, (unsigned)every, &y);
 	/* The flush: L1's ways and two more lines of its set, from the pool
 	 * after the control's K (none in the target's set). */
 	x.nflush = 0;
-	for (uint64_t i = e->npool; i-- > 0 && x.nflush < (uint64_t)up->assoc.value + 2;)
+	for (uint64_t i = e->npool; i-- > 0 && x.nflush < (uint64_t)up->assoc.value + 2 && x.nflush < AMP_MAX_CONG;)
 		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
 			x.flush[x.nflush++] = e->pool[i];
 	memcpy(y.flush, x.flush, x.nflush * sizeof *x.flush);
