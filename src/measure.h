@@ -194,12 +194,12 @@ int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const u
 /* Test accesses one group of evictor lines serves (their words within
  * the smallest line above). */
 uint64_t amp_evictor_visits(const struct amp_level *lv);
-/* Why a test that walks virtual strides declines a level whose sets
- * came from eviction sets (lines a way size apart share no set there). */
 /* Why timing leaves a level's replacement and inclusion unknown where
  * no module measures them by time. */
 #define AMP_WHY_REPLACEMENT_TIMING "needs miss counters (by timing, only L1d's replacement is measured)"
 #define AMP_WHY_INCLUSION_TIMING "needs miss counters (by timing, only L2's inclusion is measured, on its eviction sets)"
+/* Why a test that walks virtual strides declines a level whose sets
+ * came from eviction sets (lines a way size apart share no set there). */
 #define AMP_WHY_SETS_BY_EXPERIMENT \
 	"its sets came from eviction sets (scattered page frames), and these tests walk virtual strides"
 /* Whether that applies: sets by experiment, and a way larger than a page

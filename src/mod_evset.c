@@ -88,7 +88,8 @@ struct evset {
 	uint64_t region;
 	int above_adds;        /* every page joined, yet other pages fit */
 	/* Timing: eviction tests of a target on one arena's frames (the
-	 * target is set[0]); a reload slower than `evicted` was evicted. */
+	 * target is set[0]); a reload slower than after the base walk by
+	 * more than `evicted` was evicted. */
 	struct amp_arena arena;
 	double evicted;
 	uint64_t nbase;            /* the first nbase pool lines: the paired base walk */
@@ -269,31 +270,19 @@ static void evset_free(struct evset *e)
 }
 
 /* One eviction test on e's arena, paired with the base walk (the first
- * nbase pool lines, which leave the target in place): how many ticks
- * more the reload of `target` takes after walks of s[0..n-1], the
- * warm-up line in the target's page and the other half (another L1
- * set) than after the base walk. */
-static int reload(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s, uint64_t n,
-		  unsigned reps, double *ticks, char *err, size_t len)
+ * nbase pool lines, which leave the target in place): whether the
+ * reload of `target` after walks of s[0..n-1] and the warm-up line in
+ * the target's page, the other half (another L1 set), is slower than
+ * after the base walk by more than e->evicted; *ticks: by how much. */
+static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
 	double base, t;
 
 	if (amp_timing_reload_pair(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, e->nbase, s,
 				   n, AMP_RELOAD_PASSES, reps, &base, &t, err, len) < 0)
 		return -1;
-	*ticks = t - base;
-	return 0;
-}
-
-/* The reload of `target` after walks of s[0..n-1]: whether it missed
- * (slower than the base walk's by more than e->evicted). */
-static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
-		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
-{
-	double t;
-
-	if (reload(c, e, target, s, n, reps, &t, err, len) < 0)
-		return -1;
+	t -= base;
 	*yes = t > e->evicted;
 	if (ticks)
 		*ticks = t;
@@ -715,19 +704,24 @@ struct sampler {
 	uint64_t joined;
 };
 
-static int group_evicts(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill, int *yes,
-			char *err, size_t len)
+/* Whether ways - 1 lines of the set, g[0..k-1] and fill[0..nfill-1]
+ * evict the target: iff one of g or fill joins its set. */
+static int joined_evicts(struct amp_ctx *c, const struct evset *e, const uint64_t *g, uint64_t k,
+			 const uint64_t *fill, uint64_t nfill, int *yes, char *err, size_t len)
 {
-	const struct evset *e = sm->e;
 	uint64_t walk[2 * AMP_MAX_CONG], n = e->nset - 2;
 
 	memcpy(walk, e->set + 2, n * sizeof *walk);
 	memcpy(walk + n, g, k * sizeof *g);
-	if (fill) {
-		memcpy(walk + n + k, fill, (sm->group - k) * sizeof *fill);
-		k = sm->group;
-	}
-	return evicts(sm->c, e, e->set[0], walk, n + k, AMP_RELOAD_REPS, NULL, yes, err, len);
+	if (nfill)
+		memcpy(walk + n + k, fill, nfill * sizeof *fill);
+	return evicts(c, e, e->set[0], walk, n + k + nfill, AMP_RELOAD_REPS, NULL, yes, err, len);
+}
+
+static int group_evicts(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill, int *yes,
+			char *err, size_t len)
+{
+	return joined_evicts(sm->c, sm->e, g, k, fill, fill ? sm->group - k : 0, yes, err, len);
 }
 
 /* k lines at page offset `off` of random pool pages other than the set's. */
@@ -940,8 +934,13 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 
 struct incl_test {
 	uint64_t chain[2 * AMP_MAX_CONG], nchain;
-	uint64_t flush[AMP_MAX_CONG], nflush;
 	uint64_t warm, reload;
+};
+
+/* L1's ways and two more lines of its set, none in the target's set:
+ * the same for the kept target and the control. */
+struct incl_flush {
+	uint64_t line[AMP_MAX_CONG], n;
 };
 
 static void incl_chain(const struct amp_ctx *c, const struct evset *e, uint64_t keep, unsigned word,
@@ -959,45 +958,49 @@ static void incl_chain(const struct amp_ctx *c, const struct evset *e, uint64_t 
 	t->reload = keep + 8 * ((ways + every - 1) / every);
 }
 
-/* The walk's plan (measured: its passes), or, with `reload`, the walk,
+/* The walk's plan (measured: its passes), or, with a flush, the walk,
  * the flush, the warm-up line and K's reload (measured: the reload). */
-static int incl_plan(struct amp_plan *p, const struct evset *e, struct incl_test *t, int reload)
+static int incl_plan(struct amp_plan *p, const struct evset *e, struct incl_test *t,
+		     const struct incl_flush *flush)
 {
 	int w, f, m, k;
 
 	amp_plan_init(p, "inclusion", e->region);
 	p->arena = &e->arena;
 	w = amp_plan_add_seq(p, t->chain, (size_t)t->nchain);
-	f = amp_plan_add_seq(p, t->flush, (size_t)t->nflush);
-	m = amp_plan_add_seq(p, &t->warm, 1);
-	k = amp_plan_add_seq(p, &t->reload, 1);
-	if (w < 0 || f < 0 || m < 0 || k < 0) {
-		amp_plan_free(p);
-		return -1;
-	}
+	if (w < 0)
+		goto oom;
 	amp_plan_add_pass(p, w, AMP_OP_LOAD, 1, 0);
-	if (!reload) {
+	if (!flush) {
 		amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 1);
 		return 0;
 	}
+	f = amp_plan_add_seq(p, flush->line, (size_t)flush->n);
+	m = amp_plan_add_seq(p, &t->warm, 1);
+	k = amp_plan_add_seq(p, &t->reload, 1);
+	if (f < 0 || m < 0 || k < 0)
+		goto oom;
 	amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 0);
 	amp_plan_add_pass(p, f, AMP_OP_TOUCH, 1, 0);
 	amp_plan_add_pass(p, m, AMP_OP_LOAD, 1, 0);
 	amp_plan_add_pass(p, k, AMP_OP_TOUCH, 1, 1);
 	return 0;
+oom:
+	amp_plan_free(p);
+	return -1;
 }
 
 /* Ticks the kept target's plan takes beyond the control's. */
 static int incl_pair(struct amp_ctx *c, const struct evset *e, struct incl_test *x, struct incl_test *y,
-		     int reload, double *diff, char *err, size_t len)
+		     const struct incl_flush *flush, double *diff, char *err, size_t len)
 {
 	struct amp_plan px, py;
 	double tx, ty;
 	int rc;
 
-	if (incl_plan(&px, e, x, reload) < 0)
+	if (incl_plan(&px, e, x, flush) < 0)
 		goto oom;
-	if (incl_plan(&py, e, y, reload) < 0) {
+	if (incl_plan(&py, e, y, flush) < 0) {
 		amp_plan_free(&px);
 		goto oom;
 	}
@@ -1017,9 +1020,10 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 {
 	const struct evset *e = &found[v % AMP_MAX_VOTES];
 	const struct amp_level *up = lv->above;
-	uint64_t ways = e->nset - 1, words = (uint64_t)up->line.value / 8, every, other = 0, walk[AMP_MAX_CONG];
+	uint64_t ways = e->nset - 1, words = (uint64_t)up->line.value / 8, every, other = 0;
 	double gap = lv->next_ticks - lv->hit_ticks, d;
 	struct incl_test x, y;
+	struct incl_flush flush = { .n = 0 };
 	int yes = 1;
 
 	if (!e->nset) {
@@ -1036,7 +1040,6 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	}
 	/* The control's K: a pool line at the target's offset whose
 	 * addition to ways - 1 lines of the set spares the target. */
-	memcpy(walk, e->set + 2, (ways - 1) * sizeof *walk);
 	for (uint64_t i = e->nbase, tried = 0; i < e->npool && yes; i++) {
 		if (in_set(e, e->pool[i]))
 			continue;
@@ -1046,8 +1049,7 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 			return -1;
 		}
 		other = e->pool[i];
-		walk[ways - 1] = other;
-		if (evicts(c, e, e->set[0], walk, ways, AMP_RELOAD_REPS, NULL, &yes, err, len) < 0)
+		if (joined_evicts(c, e, &other, 1, NULL, 0, &yes, err, len) < 0)
 			return -1;
 	}
 	if (yes) {
@@ -1056,15 +1058,11 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	}
 	incl_chain(c, e, e->set[0], 0, (unsigned)every, &x);
 	incl_chain(c, e, other, 1, (unsigned)every, &y);
-	/* The flush: L1's ways and two more lines of its set, from the pool
-	 * after the control's K (none in the target's set). */
-	x.nflush = 0;
-	for (uint64_t i = e->npool; i-- > 0 && x.nflush < (uint64_t)up->assoc.value + 2 && x.nflush < AMP_MAX_CONG;)
+	/* The flush: from the end of the pool (none in the target's set). */
+	for (uint64_t i = e->npool; i-- > 0 && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
 		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
-			x.flush[x.nflush++] = e->pool[i];
-	memcpy(y.flush, x.flush, x.nflush * sizeof *x.flush);
-	y.nflush = x.nflush;
-	if (incl_pair(c, e, &x, &y, 0, &d, err, len) < 0)
+			flush.line[flush.n++] = e->pool[i];
+	if (incl_pair(c, e, &x, &y, NULL, &d, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 0,
 			"extra_ticks", "ticks beyond the control's", d, 0);
@@ -1074,7 +1072,7 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		*value = AMP_INCL_INCLUSIVE;
 		return 0;
 	}
-	if (incl_pair(c, e, &x, &y, 1, &d, err, len) < 0)
+	if (incl_pair(c, e, &x, &y, &flush, &d, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 1,
 			"extra_ticks", "ticks beyond the control's", d, 0);

@@ -480,11 +480,13 @@ static int build_plan(const struct design *d, const struct amp_level *lv, int h,
 	}
 	amp_plan_add_pass(p, 0, amp_level_op(lv), 1, 0);
 	amp_plan_add_pass(p, seq, amp_level_op(lv), 1, 1);
-	tmp = malloc(p->seq[seq].n * sizeof *tmp);
-	if (!tmp)
-		goto oom_plan;
-	*cold = distinct_lines(&p->seq[seq], d->line, tmp);
-	free(tmp);
+	if (cold) {
+		tmp = malloc(p->seq[seq].n * sizeof *tmp);
+		if (!tmp)
+			goto oom_plan;
+		*cold = distinct_lines(&p->seq[seq], d->line, tmp);
+		free(tmp);
+	}
 	free(test);
 	free(fill);
 	free(uses);
@@ -501,7 +503,7 @@ oom:
 }
 
 /* The misses of plan h (h < 0: the timing base) from offset base,
- * counted or from time; *cold: the plan's distinct lines. */
+ * counted or from time; *cold (may be NULL): the plan's distinct lines. */
 static int plan_misses(struct amp_ctx *c, struct amp_level *lv, int h, uint64_t base, double *misses,
 		       uint64_t *cold, char *err, size_t len)
 {
@@ -530,7 +532,7 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 {
 	struct design *d = &design;
 	double e[3], rounds = (double)(d->sets * d->rounds), base_misses = 0, misses;
-	uint64_t base, cold;
+	uint64_t base, cold = 0;
 	int timing = lv->method == AMP_METHOD_TIMING, random = 1;
 
 	/* Each vote starts elsewhere: other sets, or another set above. */
@@ -538,10 +540,10 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 		base = (uint64_t)v * d->unit % (uint64_t)lv->above->way.value;
 	else
 		base = (uint64_t)v * d->sets % d->avail * d->delta;
-	if (timing && plan_misses(c, lv, -1, base, &base_misses, &cold, err, len) < 0)
+	if (timing && plan_misses(c, lv, -1, base, &base_misses, NULL, err, len) < 0)
 		return -1;
 	for (int h = 0; h < d->npol; h++) {
-		if (plan_misses(c, lv, h, base, &misses, &cold, err, len) < 0)
+		if (plan_misses(c, lv, h, base, &misses, timing ? NULL : &cold, err, len) < 0)
 			return -1;
 		e[h] = (misses - (timing ? base_misses : (double)cold)) / rounds;
 		d->last_e[h] = e[h];

@@ -125,12 +125,9 @@ static void timed_free(struct timed *t)
 	free(t);
 }
 
-static struct timed *timed_new(const char *spec, double noise, uint64_t seed, int pages_random, unsigned reps,
-			       int insn, const char *what);
-
 /* A machine characterised by timing (3 votes of the minimum of reps
- * runs; insn: the code sweep too), or NULL after a failed check that
- * says why, under `what`. */
+ * runs; insn: the code sweep too; only: as --level, NULL for all), or
+ * NULL after a failed check that says why, under `what`. */
 static struct timed *timed_new_only(const char *spec, double noise, uint64_t seed, int pages_random,
 				    unsigned reps, int insn, const char *only, const char *what)
 {
