@@ -361,12 +361,12 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		     uint64_t region, double *rate, char *err, size_t len)
 {
-	return amp_offsets_rate_flushed(c, lv, off, n, NULL, 0, region, rate, err, len);
+	return amp_offsets_rate_flushed(c, lv, off, n, NULL, 0, region, NULL, rate, err, len);
 }
 
 int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
 			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
-			     double *rate, char *err, size_t len)
+			     const struct amp_arena *a, double *rate, char *err, size_t len)
 {
 	struct amp_plan p;
 	int seq;
@@ -378,6 +378,7 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 			region = flush[i] + 64;
 	amp_plan_init(&p, "cyclic", region);
 	p.huge = lv->kind == AMP_KIND_CACHE;
+	p.arena = a;
 	if (nflush) {
 		int fseq = amp_plan_add_seq(&p, flush, (size_t)nflush);
 

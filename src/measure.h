@@ -34,6 +34,7 @@ enum amp_level_kind { AMP_KIND_CACHE, AMP_KIND_TLB };
 enum amp_method { AMP_METHOD_COUNTERS, AMP_METHOD_TIMING };
 extern const char *const amp_method_names[]; /* indexed by amp_method */
 #define AMP_MAX_CONG 128
+#define AMP_SET_LINES_MAX (2 * AMP_MAX_CONG)
 enum amp_level_side { AMP_SIDE_DATA, AMP_SIDE_INSN };
 enum amp_policy_id { AMP_POLICY_LRU, AMP_POLICY_PLRU, AMP_POLICY_FIFO, AMP_POLICY_RANDOM,
 		     AMP_POLICY_UNKNOWN };
@@ -86,6 +87,14 @@ struct amp_level {
 	 * indexed level's sets (scattered page frames), so eviction sets
 	 * found by experiment decide its geometry (mod_evset.c). */
 	int sets_by_experiment;
+	/* ...and then lines of one of its sets (offsets at one page offset,
+	 * one per page), for the tests that place lines in a set by strides
+	 * elsewhere (mod_replace.c). */
+	uint64_t set_lines[AMP_SET_LINES_MAX];
+	int nset_lines;
+	/* Real machine: the frames those lines were found on (mapped until
+	 * the replacement test is done with them). */
+	struct amp_arena set_arena;
 	char code[160];         /* instruction side: which code ran ("" data side) */
 };
 
@@ -165,10 +174,12 @@ int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64
 
 /* The same after flushing the lines at flush[0..nflush-1] (counters
  * only; timing ignores them): a level with random replacement keeps
- * lines of an earlier walk for many walks, and would count them. */
+ * lines of an earlier walk for many walks, and would count them.  On
+ * arena a (NULL: a fresh mapping), so that the walks of an eviction-set
+ * search see the same frames. */
 int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
 			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
-			     double *rate, char *err, size_t len);
+			     const struct amp_arena *a, double *rate, char *err, size_t len);
 
 /* The same, optionally with lines between the test accesses that evict
  * each test line from the level above (so a level above with more ways
@@ -198,12 +209,10 @@ uint64_t amp_evictor_visits(const struct amp_level *lv);
  * no module measures them by time. */
 #define AMP_WHY_REPLACEMENT_TIMING "needs miss counters (by timing, only L1d's replacement is measured)"
 #define AMP_WHY_INCLUSION_TIMING "needs miss counters (by timing, only L2's inclusion is measured, on its eviction sets)"
-/* Why a test that walks virtual strides declines a level whose sets
- * came from eviction sets (lines a way size apart share no set there). */
-#define AMP_WHY_SETS_BY_EXPERIMENT \
-	"its sets came from eviction sets (scattered page frames), and these tests walk virtual strides"
-/* Whether that applies: sets by experiment, and a way larger than a page
- * (within one, any frame's lines fall as the offsets say). */
+/* Whether a level's sets came from eviction sets and its way is larger
+ * than a page (within one, any frame's lines fall as the offsets say):
+ * lines a way size apart then share no set, and tests that place lines
+ * by strides run on the eviction sets instead. */
 int amp_strides_mislead(const struct amp_ctx *c, const struct amp_level *lv);
 /* Known and not inconclusive. */
 int amp_param_conclusive(const struct amp_param *p);

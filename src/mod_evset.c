@@ -44,13 +44,13 @@
 #define MIN_MISSES_PER_WALK 2.5
 /* Pool lines tested for the way size (more: a finer share). */
 #define CLASS_SAMPLE 1024
-/* Counters: the pool may grow this far (no L1 reference to fit). */
+/* Counters: the pool may grow this far (no L1 reference to fit), and
+ * as many pages again past what the search walked hold the candidates
+ * for the way size. */
 #define POOL_MAX_COUNTERS 16384
 /* Counters: joiners that make the share's power of two clear (the
- * relative error of the share is about 1/sqrt of this), and the most
- * candidates tested for them. */
+ * relative error of the share is about 1/sqrt of this). */
 #define JOINERS_WANTED 64
-#define CANDIDATES_MAX 65536
 /* Counters: misses per walk that mark a walk as thrashing.  A walk that
  * fits misses nothing once primed (the minimum over repetitions drops
  * interference); a random-replacement set overflowed by one line misses
@@ -95,6 +95,11 @@ struct evset {
 	uint64_t nbase;            /* the first nbase pool lines: the paired base walk */
 	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
 	uint64_t nl1;
+	/* Counters: the pool lines the search walked (the set among them),
+	 * and sampled lines past them that joined the set. */
+	uint64_t searched;
+	uint64_t join[AMP_SET_LINES_MAX];
+	uint64_t njoin;
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -126,6 +131,17 @@ static uint64_t pool_max(const struct amp_ctx *c, const struct amp_level *lv)
 	return lines < 16384 ? lines : 16384;
 }
 
+/* The pool's lines (pages): with counters, also the candidates whose
+ * share of joiners gives the way size. */
+static uint64_t pool_lines(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	uint64_t max = pool_max(c, lv);
+
+	if (lv->method == AMP_METHOD_COUNTERS)
+		return 2 * max;
+	return max > CLASS_SAMPLE ? max : CLASS_SAMPLE;
+}
+
 static double thrash_threshold(const struct amp_level *lv)
 {
 	double t = MIN_MISSES_PER_WALK;
@@ -135,6 +151,14 @@ static double thrash_threshold(const struct amp_level *lv)
 	if (lv->above && lv->above->assoc.known && (lv->above->assoc.value + 1) / 2.0 > t)
 		t = (double)(lv->above->assoc.value + 1) / 2.0;
 	return t;
+}
+
+/* Counters, real machine: the frames every walk of the level's search
+ * runs on (a fresh mapping per walk would bring other frames, and
+ * another set); NULL on the simulated machine, whose frames stay put. */
+static const struct amp_arena *counted_frames(const struct amp_level *lv)
+{
+	return lv->set_arena.base ? &lv->set_arena : NULL;
 }
 
 /* The lines of the last counted walk.  Each walk first flushes them:
@@ -150,7 +174,8 @@ static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const uint64_
 	double rate;
 	uint64_t *keep;
 
-	if (amp_offsets_rate_flushed(c, lv, off, n, walked, nwalked, region, &rate, err, len) < 0)
+	if (amp_offsets_rate_flushed(c, lv, off, n, walked, nwalked, region, counted_frames(lv), &rate, err,
+				     len) < 0)
 		return -1;
 	*yes = rate * (double)n >= thrash_threshold(lv);
 	if (lv->method == AMP_METHOD_COUNTERS && (keep = realloc(walked, n * sizeof *keep))) {
@@ -517,7 +542,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		return target_ways_vote(c, lv, v, value, err, len);
 	evset_free(e);
 	e->spacing = spacing;
-	e->npool = max > CLASS_SAMPLE ? max : CLASS_SAMPLE;
+	e->npool = pool_lines(c, lv);
 	e->region = e->npool * spacing;
 	if (!(s = pool_alloc(e, 0, off, err, len)))
 		return -1;
@@ -539,6 +564,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		if (yes)
 			break;
 	}
+	e->searched = n;
 	memcpy(s, e->pool, n * sizeof *s);
 	if (reduce(c, lv, s, &n, e->region, err, len) < 0) {
 		free(s);
@@ -596,6 +622,8 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 		return 0;
 	if (k == 1) {
 		++*joined;
+		if (e->njoin < AMP_SET_LINES_MAX)
+			e->join[e->njoin++] = g[0];
 		return 0;
 	}
 	if (count_joiners(c, lv, e, g, k / 2, joined, err, len) < 0)
@@ -603,20 +631,25 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 	return count_joiners(c, lv, e, g + k / 2, k - k / 2, joined, err, len);
 }
 
-/* Counters: candidates are pages past the pool (each vote its own,
- * interleaved), tested a group at a time until JOINERS_WANTED joined. */
-static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, unsigned v,
-			 uint64_t *tested, uint64_t *joined, char *err, size_t len)
+/* Counters: candidates are the pool's lines past those the search
+ * walked (among which the set's colour is over-represented: it filled a
+ * set there first), tested a group at a time until JOINERS_WANTED
+ * joined, and three times the set's lines (the replacement test's
+ * groups), or the pool is done; all on the pool's frames. */
+static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t *tested,
+			 uint64_t *joined, char *err, size_t len)
 {
-	uint64_t k = e->nset - 1, g[AMP_MAX_CONG], off = e->set[0] % e->spacing;
-	uint64_t first = e->npool, nv = c->votes ? c->votes : 1;
+	uint64_t k = e->nset - 1, g[AMP_MAX_CONG], m = 0;
+	uint64_t lines = 3 * e->nset < AMP_SET_LINES_MAX - e->nset ? 3 * e->nset : AMP_SET_LINES_MAX - e->nset;
 
-	while (*joined < JOINERS_WANTED && *tested < CANDIDATES_MAX) {
-		for (uint64_t i = 0; i < k; i++)
-			g[i] = (first + (*tested + i) * nv + v % nv) * e->spacing + off;
-		if (count_joiners(c, lv, e, g, k, joined, err, len) < 0)
-			return -1;
-		*tested += k;
+	for (uint64_t i = e->searched; i < e->npool && (*joined < JOINERS_WANTED || e->njoin < lines); i++) {
+		g[m++] = e->pool[i];
+		if (m == k) {
+			if (count_joiners(c, lv, e, g, m, joined, err, len) < 0)
+				return -1;
+			*tested += m;
+			m = 0;
+		}
 	}
 	return 0;
 }
@@ -856,7 +889,7 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	if (lv->method == AMP_METHOD_TIMING)
 		return target_way_vote(c, lv, v, value, err, len);
 	if (lv->method == AMP_METHOD_COUNTERS) {
-		if (counted_share(c, lv, e, v, &tested, &joined, err, len) < 0)
+		if (counted_share(c, lv, e, &tested, &joined, err, len) < 0)
 			return -1;
 		sample = 0;
 	}
@@ -911,8 +944,8 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	return 0;
 }
 
-/* Timing, inclusion (the inclusion module's test, on an eviction set):
- * a line K stays in L1, touched between every few lines of a walk of the
+/* Inclusion (the inclusion module's test, on an eviction set): a line K
+ * stays in L1, touched between every few lines of a walk of the
  * target's set, which reach this level.  With K the target the walk
  * thrashes K's set here (the set's ways lines plus K) while K's touches
  * hit L1 and never tell this level that K is in use:
@@ -921,7 +954,11 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
  *  - not inclusive: K leaves this level once and stays in L1, and the
  *    set's lines fit from then on.
  * The control keeps another line of the same L1 set that does not join
- * the target's set here; the two walks run by turns (amp_run_pair).
+ * the target's set here.  By timing the two walks run by turns
+ * (amp_run_pair) and differ by ticks; with counters by this level's
+ * misses, and L1's misses check first that the control's line was kept
+ * at all (a FIFO L1 lets it go, and then every touch of K
+ * reaches this level and thrashes K's set whatever the inclusion).
  * Where the level is not inclusive, a second pair tells exclusive from
  * NINE: after the walk, lines of the L1 set (none of them in the target's
  * set here) push K out of L1 and K is reloaded: an exclusive level took
@@ -935,6 +972,7 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 struct incl_test {
 	uint64_t chain[2 * AMP_MAX_CONG], nchain;
 	uint64_t warm, reload;
+	enum amp_op op;  /* the walk's: chased by timing, touched with counters */
 };
 
 /* L1's ways and two more lines of its set, none in the target's set:
@@ -943,45 +981,59 @@ struct incl_flush {
 	uint64_t line[AMP_MAX_CONG], n;
 };
 
-static void incl_chain(const struct amp_ctx *c, const struct evset *e, uint64_t keep, unsigned word,
-		       unsigned every, struct incl_test *t)
+/* The walk of the set's ways lines at `word`, with K touched before
+ * every `every` of them (every 0: no K).  With counters the walk is
+ * touched, not chased (its order still holds on the simulated machine,
+ * and a count needs no chain), so K's touches may repeat a word. */
+static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+		       uint64_t keep, unsigned word, unsigned every, struct incl_test *t)
 {
 	uint64_t ways = e->nset - 1;
 
+	t->op = lv->method == AMP_METHOD_COUNTERS ? AMP_OP_TOUCH : AMP_OP_LOAD;
 	t->nchain = 0;
 	for (uint64_t i = 0; i < ways; i++) {
-		if (i % every == 0)
-			t->chain[t->nchain++] = keep + 8 * (i / every);
+		if (every && i % every == 0)
+			t->chain[t->nchain++] = keep + (t->op == AMP_OP_TOUCH ? 0 : 8 * (i / every));
 		t->chain[t->nchain++] = e->set[1 + i] + 8 * word;
 	}
 	t->warm = keep ^ (c->page / 2);
-	t->reload = keep + 8 * ((ways + every - 1) / every);
+	t->reload = every && t->op == AMP_OP_LOAD ? keep + 8 * ((ways + every - 1) / every) : keep;
 }
 
 /* The walk's plan (measured: its passes), or, with a flush, the walk,
- * the flush, the warm-up line and K's reload (measured: the reload). */
-static int incl_plan(struct amp_plan *p, const struct evset *e, struct incl_test *t,
+ * the flush, the warm-up line and K's reload (measured: the reload).
+ * With counters the flush is the set's lines walked without K, over and
+ * over: they push K out of L1 and, where this level is NINE, out of it
+ * too even under random replacement and where noise dropped K from L1
+ * late in the walk (its touch brought it back here).  (By timing the
+ * flush is flush->line; the set there holds an exclusive level's ways
+ * and L1's, which would overflow with K.) */
+static int incl_plan(struct amp_plan *p, const struct amp_level *lv, const struct evset *e, struct incl_test *t,
 		     const struct incl_flush *flush)
 {
-	int w, f, m, k;
+	int counted = lv->method == AMP_METHOD_COUNTERS, w, f, m, k;
+	unsigned ways = (unsigned)(e->nset - 1);
 
 	amp_plan_init(p, "inclusion", e->region);
-	p->arena = &e->arena;
+	p->arena = lv->method == AMP_METHOD_COUNTERS ? counted_frames(lv) : &e->arena;
 	w = amp_plan_add_seq(p, t->chain, (size_t)t->nchain);
 	if (w < 0)
 		goto oom;
-	amp_plan_add_pass(p, w, AMP_OP_LOAD, 1, 0);
+	/* Primed long enough that K has left this level's set where it can
+	 * (under random replacement it leaves after ways misses or so, and
+	 * the set's overflow may cost only a couple a pass). */
+	amp_plan_add_pass(p, w, t->op, 1 + 2 * ways, 0);
 	if (!flush) {
-		amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 1);
+		amp_plan_add_pass(p, w, t->op, INCL_PASSES, 1);
 		return 0;
 	}
-	f = amp_plan_add_seq(p, flush->line, (size_t)flush->n);
+	f = counted ? amp_plan_add_seq(p, e->set + 1, ways) : amp_plan_add_seq(p, flush->line, (size_t)flush->n);
 	m = amp_plan_add_seq(p, &t->warm, 1);
 	k = amp_plan_add_seq(p, &t->reload, 1);
 	if (f < 0 || m < 0 || k < 0)
 		goto oom;
-	amp_plan_add_pass(p, w, AMP_OP_LOAD, INCL_PASSES, 0);
-	amp_plan_add_pass(p, f, AMP_OP_TOUCH, 1, 0);
+	amp_plan_add_pass(p, f, AMP_OP_TOUCH, counted ? 1 + 4 * ways : 1, 0);
 	amp_plan_add_pass(p, m, AMP_OP_LOAD, 1, 0);
 	amp_plan_add_pass(p, k, AMP_OP_TOUCH, 1, 1);
 	return 0;
@@ -990,17 +1042,53 @@ oom:
 	return -1;
 }
 
-/* Ticks the kept target's plan takes beyond the control's. */
-static int incl_pair(struct amp_ctx *c, const struct evset *e, struct incl_test *x, struct incl_test *y,
-		     const struct incl_flush *flush, double *diff, char *err, size_t len)
+/* Counters: misses of event ev in t's plan, the minimum over c->reps
+ * runs; with a flush, the mean: the reload is one miss or none, and
+ * noise that drops K from L1 brings it back here (a run the minimum
+ * would pick). */
+static int incl_count(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, struct incl_test *t,
+		      const struct incl_flush *flush, enum amp_event ev, double *misses, char *err, size_t len)
+{
+	struct amp_plan p;
+	unsigned reps = c->reps, runs = flush ? reps : 1;
+	double one;
+	int rc = 0;
+
+	if (incl_plan(&p, lv, e, t, flush) < 0) {
+		snprintf(err, len, "out of memory for an inclusion test");
+		return -1;
+	}
+	if (flush)
+		c->reps = 1;
+	*misses = 0;
+	for (unsigned r = 0; r < runs && rc == 0; r++) {
+		rc = amp_count(c, &p, ev, &one, err, len);
+		*misses += one / runs;
+	}
+	c->reps = reps;
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* What the kept target's plan costs beyond the control's: ticks by
+ * timing, this level's misses with counters. */
+static int incl_pair(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, struct incl_test *x,
+		     struct incl_test *y, const struct incl_flush *flush, double *diff, char *err, size_t len)
 {
 	struct amp_plan px, py;
 	double tx, ty;
 	int rc;
 
-	if (incl_plan(&px, e, x, flush) < 0)
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		if (incl_count(c, lv, e, x, flush, lv->ev, &tx, err, len) < 0 ||
+		    incl_count(c, lv, e, y, flush, lv->ev, &ty, err, len) < 0)
+			return -1;
+		*diff = tx - ty;
+		return 0;
+	}
+	if (incl_plan(&px, lv, e, x, flush) < 0)
 		goto oom;
-	if (incl_plan(&py, e, y, flush) < 0) {
+	if (incl_plan(&py, lv, e, y, flush) < 0) {
 		amp_plan_free(&px);
 		goto oom;
 	}
@@ -1015,31 +1103,31 @@ oom:
 	return -1;
 }
 
-static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
-				 char *err, size_t len)
+/* Counters: whether the control's line stayed in L1 through its walk:
+ * L1 misses no more than the walk alone has, give or take half a miss
+ * per pass (its touches would add one each). */
+static int control_kept(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			struct incl_test *y, int *kept, char *err, size_t len)
 {
-	const struct evset *e = &found[v % AMP_MAX_VOTES];
-	const struct amp_level *up = lv->above;
-	uint64_t ways = e->nset - 1, words = (uint64_t)up->line.value / 8, every, other = 0;
-	double gap = lv->next_ticks - lv->hit_ticks, d;
-	struct incl_test x, y;
-	struct incl_flush flush = { .n = 0 };
+	struct incl_test walk;
+	double with, without;
+
+	incl_chain(c, lv, e, 0, 1, 0, &walk);
+	if (incl_count(c, lv, e, y, NULL, lv->above->ev, &with, err, len) < 0 ||
+	    incl_count(c, lv, e, &walk, NULL, lv->above->ev, &without, err, len) < 0)
+		return -1;
+	*kept = with - without < INCL_PASSES / 2.0;
+	return 0;
+}
+
+/* The control's K: a pool line at the target's offset that stays out of
+ * the target's set (with ways - 1 lines of the set it spares the target;
+ * counted, with ways lines of it it does not thrash). */
+static int incl_control(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t *other,
+			char *err, size_t len)
+{
 	int yes = 1;
 
-	if (!e->nset) {
-		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
-		return -1;
-	}
-	/* Touches of K: one word each, one word left for its reload; at
-	 * most half of L1's ways between two of them. */
-	every = words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
-	if (words < 2 || 2 * every > (uint64_t)up->assoc.value) {
-		snprintf(err, len, "%s: %s's %lld-byte lines hold too few words to keep a line there through a walk of %llu lines",
-			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
-		return -1;
-	}
-	/* The control's K: a pool line at the target's offset whose
-	 * addition to ways - 1 lines of the set spares the target. */
 	for (uint64_t i = e->nbase, tried = 0; i < e->npool && yes; i++) {
 		if (in_set(e, e->pool[i]))
 			continue;
@@ -1048,35 +1136,86 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 				 INCL_CANDIDATES);
 			return -1;
 		}
-		other = e->pool[i];
-		if (joined_evicts(c, e, &other, 1, NULL, 0, &yes, err, len) < 0)
+		*other = e->pool[i];
+		if ((lv->method == AMP_METHOD_COUNTERS ? joins(c, lv, e, *other, &yes, err, len)
+						       : joined_evicts(c, e, other, 1, NULL, 0, &yes, err, len)) < 0)
 			return -1;
 	}
 	if (yes) {
 		snprintf(err, len, "%s: every pool line joins its target's set", lv->name);
 		return -1;
 	}
-	incl_chain(c, e, e->set[0], 0, (unsigned)every, &x);
-	incl_chain(c, e, other, 1, (unsigned)every, &y);
+	return 0;
+}
+
+static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+				 char *err, size_t len)
+{
+	const struct evset *e = &found[v % AMP_MAX_VOTES];
+	const struct amp_level *up = lv->above;
+	uint64_t ways = e->nset - 1, words = (uint64_t)up->line.value / 8, every, other = 0;
+	/* A miss here: the sweep's gap in ticks, or one counted miss. */
+	double miss = lv->method == AMP_METHOD_COUNTERS ? 1 : lv->next_ticks - lv->hit_ticks, d;
+	const char *unit = lv->method == AMP_METHOD_COUNTERS ? "misses" : "ticks";
+	struct incl_test x, y;
+	struct incl_flush flush = { .n = 0 };
+	int kept;
+
+	if (!e->nset) {
+		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
+		return -1;
+	}
+	if (up->level > 1 && (!up->way.known || (uint64_t)up->way.value > c->page)) {
+		snprintf(err, len, "%s: its pool's lines fall in many sets of %s above it (a way there spans more than a page), so no line can be kept there or pushed out of it",
+			 lv->name, up->name);
+		return -1;
+	}
+	/* Touches of K: by timing one word each, one word left for its
+	 * reload, and at most half of L1's ways between two of them; with
+	 * counters one before every line of the walk. */
+	every = lv->method == AMP_METHOD_COUNTERS ? 1 : words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
+	if (lv->method == AMP_METHOD_COUNTERS && up->thrash_ways < 2) {
+		snprintf(err, len, "%s: %s above it is direct-mapped: no line can be kept there through a walk of its set",
+			 lv->name, up->name);
+		return -1;
+	}
+	if (lv->method == AMP_METHOD_TIMING && (words < 2 || 2 * every > (uint64_t)up->assoc.value)) {
+		snprintf(err, len, "%s: %s's %lld-byte lines hold too few words to keep a line there through a walk of %llu lines",
+			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
+		return -1;
+	}
+	if (incl_control(c, lv, e, &other, err, len) < 0)
+		return -1;
+	incl_chain(c, lv, e, e->set[0], 0, (unsigned)every, &x);
+	incl_chain(c, lv, e, other, 1, (unsigned)every, &y);
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		if (control_kept(c, lv, e, &y, &kept, err, len) < 0)
+			return -1;
+		if (!kept) {
+			snprintf(err, len, "%s: %s did not keep a line touched every %llu misses there (FIFO or tree PLRU?)",
+				 lv->name, up->name, (unsigned long long)every);
+			return -1;
+		}
+	}
 	/* The flush: from the end of the pool (none in the target's set). */
 	for (uint64_t i = e->npool; i-- > 0 && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
 		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
 			flush.line[flush.n++] = e->pool[i];
-	if (incl_pair(c, e, &x, &y, NULL, &d, err, len) < 0)
+	if (incl_pair(c, lv, e, &x, &y, NULL, &d, err, len) < 0)
 		return -1;
-	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 0,
-			"extra_ticks", "ticks beyond the control's", d, 0);
+	amp_trace_point(lv, amp_method_names[lv->method], "reload",
+			"0: the kept line's walks, 1: its reload after L1 let it go", 0, "extra", unit, d, 0);
 	/* Inclusive: K's set thrashes here in every pass (a miss at least
-	 * per pass); two misses' time in all is the mark. */
-	if (d > 2 * gap) {
+	 * per pass); two misses in all are the mark. */
+	if (d > 2 * miss) {
 		*value = AMP_INCL_INCLUSIVE;
 		return 0;
 	}
-	if (incl_pair(c, e, &x, &y, &flush, &d, err, len) < 0)
+	if (incl_pair(c, lv, e, &x, &y, &flush, &d, err, len) < 0)
 		return -1;
-	amp_trace_point(lv, "timing", "reload", "0: the kept line's walks, 1: its reload after L1 let it go", 1,
-			"extra_ticks", "ticks beyond the control's", d, 0);
-	*value = d > gap / 2 ? AMP_INCL_NINE : AMP_INCL_EXCLUSIVE;
+	amp_trace_point(lv, amp_method_names[lv->method], "reload",
+			"0: the kept line's walks, 1: its reload after L1 let it go", 1, "extra", unit, d, 0);
+	*value = d > miss / 2 ? AMP_INCL_NINE : AMP_INCL_EXCLUSIVE;
 	return 0;
 }
 
@@ -1183,9 +1322,27 @@ static void keep_sets_of(struct amp_ctx *c, int64_t ways)
 	c->votes = kept;
 }
 
-/* Timing, an exclusive level: a target's victims pass through the
- * level above, so a minimal set that evicts it holds that level's ways
- * too (X-Ray 4.4: C1 + C2).  Its own ways are the rest.  -1 with the
+/* Counters: the lines of the vote's set of `ways` ways with the most
+ * joiners, kept on the level for the replacement test. */
+static void keep_set_lines(const struct amp_ctx *c, struct amp_level *lv, int64_t ways)
+{
+	const struct evset *best = NULL;
+
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].nset == (uint64_t)ways + 1 && (!best || found[v].njoin > best->njoin))
+			best = &found[v];
+	lv->nset_lines = 0;
+	if (!best)
+		return;
+	for (uint64_t i = 0; i < best->nset; i++)
+		lv->set_lines[lv->nset_lines++] = best->set[i];
+	for (uint64_t i = 0; i < best->njoin && lv->nset_lines < AMP_SET_LINES_MAX; i++)
+		lv->set_lines[lv->nset_lines++] = best->join[i];
+}
+
+/* An exclusive level: a target's victims pass through the level above,
+ * so a minimal set that evicts it holds that level's ways too (X-Ray
+ * 4.4: C1 + C2).  Its own ways are the rest.  -1 with the
  * associativity unknown where none are left. */
 static int exclusive_own_ways(struct amp_level *lv, struct amp_param *ways)
 {
@@ -1212,7 +1369,7 @@ static int exclusive_own_ways(struct amp_level *lv, struct amp_param *ways)
 static int without_ways(struct amp_level *lv)
 {
 	forget_sets();
-	if (lv->method == AMP_METHOD_TIMING && !lv->inclusion.known)
+	if (!lv->inclusion.known)
 		amp_param_unknown(&lv->inclusion, "needs the associativity first (its eviction sets)");
 	amp_param_unknown(&lv->way, "needs the associativity first");
 	amp_param_unknown(&lv->size, "needs the associativity first");
@@ -1261,13 +1418,17 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (lv->method == AMP_METHOD_TIMING) {
 		keep_sets_of(c, ways.value);
 		amp_vote(c, lv, target_line_vote, &lv->line);
-		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
-		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
-		    exclusive_own_ways(lv, &ways) < 0)
-			return without_ways(lv);
 	}
+	/* Virtual strides say nothing of these sets: the inclusion test
+	 * runs here, on them (mod_inclusion.c then only sizes it). */
+	amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+	if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
+	    exclusive_own_ways(lv, &ways) < 0)
+		return without_ways(lv);
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
+	if (lv->method == AMP_METHOD_COUNTERS)
+		keep_set_lines(c, lv, ways.value);
 	if (above_adds(c) && !amp_param_conclusive(&way)) {
 		/* The set found is this level's and the one above's. */
 		forget_sets();
@@ -1297,7 +1458,13 @@ static int evset_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	unsigned votes = c->votes;
 
 	c->huge_walks = lv->method == AMP_METHOD_TIMING;
+	if (lv->method == AMP_METHOD_COUNTERS && !c->host->sim &&
+	    amp_arena_open_sparse(&lv->set_arena, pool_lines(c, lv) * pool_spacing(c, lv),
+				  pool_lines(c, lv) * c->page, err, len) < 0)
+		return -1;
 	rc = evset_search(c, lv, err, len);
+	if (!lv->nset_lines)
+		amp_arena_close(&lv->set_arena);
 	c->huge_walks = 0;
 	c->votes = votes;
 	return rc;

@@ -515,12 +515,8 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 		snprintf(why, len, "no level above it on the data side");
 		return 0;
 	}
-	if (amp_strides_mislead(c, lv)) {
-		/* Lines a way size apart no longer share its sets: nothing
-		 * here would evict X, and every level would look NINE. */
-		snprintf(why, len, AMP_WHY_SETS_BY_EXPERIMENT);
-		return 0;
-	}
+	if (amp_strides_mislead(c, lv))
+		return 1; /* decided on its eviction sets (mod_evset.c); run sizes it */
 	if (!level_known(up)) {
 		snprintf(why, len, "needs the ways and way size of %s first", up->name);
 		return 0;
@@ -623,11 +619,32 @@ static void own_share(struct amp_ctx *c, struct amp_level *lv)
 		lv->effective_size.confidence = lv->inclusion.confidence;
 }
 
+/* Virtual strides miss its sets: mod_evset.c decided the inclusion on
+ * eviction sets, and an exclusive level's own ways there. */
+static void size_from_evsets(struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+	int64_t above = up->effective_size.known ? up->effective_size.value : up->size.value;
+
+	if (!amp_param_conclusive(&lv->inclusion))
+		amp_param_unknown(&lv->effective_size, "needs the inclusion first (%s)", lv->inclusion.reason);
+	else if (lv->inclusion.value != AMP_INCL_EXCLUSIVE)
+		effective_is_size(lv);
+	else if (!amp_param_conclusive(&lv->size))
+		amp_param_unknown(&lv->effective_size, "needs the size first");
+	else
+		amp_param_derived(&lv->effective_size, lv->size.value + above, &lv->size);
+}
+
 static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	if (lv->level == 1) {
 		amp_param_unknown(&lv->inclusion, "nothing above it");
 		effective_is_size(lv);
+		return 0;
+	}
+	if (amp_strides_mislead(c, lv)) {
+		size_from_evsets(lv);
 		return 0;
 	}
 	amp_vote(c, lv, incl_vote, &lv->inclusion);

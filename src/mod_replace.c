@@ -235,6 +235,12 @@ struct design {
 	uint64_t per_access;    /* accesses per test access (evictors included) */
 	uint64_t sets, rounds;  /* per plan */
 	uint64_t max_lines;     /* timing: distinct lines a plan may touch (0: any) */
+	/* Counters, sets by experiment: rounds on the level's set lines, in
+	 * groups of a + 1 taken in turn; every test access must leave the
+	 * levels above on its own (no evictors): at least `above` other
+	 * lines of their set between two accesses of a line. */
+	int found_set, above;
+	uint64_t groups;
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
 	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
@@ -298,6 +304,21 @@ static int random_clear(struct design *d, struct model *rnd, const int *rho, int
 		if (mean - 3 * sd / sqrt(rounds) < RANDOM_CLEAR)
 			return 0;
 	}
+	/* On a found set the plans are read against a base, by their probes
+	 * alone: random's probe misses must then stand clear of every
+	 * deterministic pattern (1 in its own plan, 0 elsewhere), three
+	 * standard errors beyond the tolerance. */
+	for (int t = 0; t < d->npol && d->found_set; t++) {
+		double far = 0;
+
+		for (int h = 0; h < d->npol; h++) {
+			double p = d->rand_probe[h], se = sqrt(p * (1 - p) / rounds);
+
+			far = fmax(far, fabs(p - (h == t)) - 3 * se);
+		}
+		if (far <= TOL)
+			return 0;
+	}
 	return 1;
 }
 
@@ -308,6 +329,85 @@ static int occurrences(const int *v, int n, int x)
 	for (int j = 0; j < n; j++)
 		k += v[j] == x;
 	return k;
+}
+
+/* Lines of a round since line x's last access, up to seq[n - 1] (-1:
+ * none, x is new); stamp (indexed by line) holds marks below `mark`. */
+static int others_since(const int *seq, int n, int x, int *stamp, int mark)
+{
+	int others = 0, q;
+
+	for (q = n - 1; q >= 0 && seq[q] != x; q--)
+		if (stamp[seq[q]] != mark) {
+			stamp[seq[q]] = mark;
+			others++;
+		}
+	return q < 0 ? -1 : others;
+}
+
+/* A set found by experiment: whether every retouch and every probe of
+ * a round comes after at least d->above other lines (so it missed the
+ * levels above, whose one set all the round's lines share, under lru,
+ * fifo and tree plru: a stream of misses evicts a line after as many
+ * misses as the set has ways). */
+static int reaches_level(const struct design *d, const int *rho, int nrho)
+{
+	int seq[MAX_WAYS + MAX_RHO + 2], stamp[MAX_WAYS + 1], n = 0, mark = 0;
+
+	for (int i = 0; i < d->a; i++)
+		seq[n++] = i;
+	for (int j = 0; j < nrho; j++)
+		seq[n++] = rho[j];
+	seq[n++] = d->a; /* the fresh line: new */
+	memset(stamp, -1, ((size_t)d->a + 1) * sizeof *stamp);
+	for (int p = d->a; p <= n; p++)
+		/* Every retouch, then each hypothesis' probe. */
+		for (int h = 0; h < (p == n ? d->npol : 1); h++) {
+			int x = p == n ? d->victim[h] : seq[p], others = others_since(seq, p, x, stamp, mark++);
+
+			if (others >= 0 && others < d->above)
+				return 0;
+		}
+	return 1;
+}
+
+/* A found set's retouches, drawn one by one among the lines away long
+ * enough for reaches_level (each at most `most` times): 0, or -1 where
+ * at some step no line is. */
+static int reachable_lines(const struct design *d, struct amp_rng *rng, int *cand, int n, int most)
+{
+	int seq[MAX_WAYS + MAX_RHO], stamp[MAX_WAYS + 1], ready[MAX_WAYS], len = 0, mark = 0;
+
+	for (int i = 0; i < d->a; i++)
+		seq[len++] = i;
+	memset(stamp, -1, ((size_t)d->a + 1) * sizeof *stamp);
+	for (int j = 0; j < n; j++) {
+		int nready = 0;
+
+		for (int i = 0; i < d->a; i++)
+			if (occurrences(cand, j, i) < most && others_since(seq, len, i, stamp, mark++) >= d->above)
+				ready[nready++] = i;
+		if (!nready)
+			return -1;
+		cand[j] = ready[amp_rng_below(rng, (uint64_t)nready)];
+		seq[len++] = cand[j];
+	}
+	return 0;
+}
+
+/* A found set's retouches, the other draw: n distinct lines in
+ * ascending order, w0 first, the others drawn (try 0: w0..w(n-1)).  In
+ * that order each retouch follows every line after it, as reaches_level
+ * wants, and wide sets find orders this way that the line-by-line draw
+ * misses. */
+static void ascending_lines(const struct design *d, struct amp_rng *rng, int *cand, int n, int t)
+{
+	int picked = 1;
+
+	cand[0] = 0;
+	for (int i = 1; i < d->a && picked < n; i++)
+		if (t == 0 || amp_rng_below(rng, (uint64_t)(d->a - i)) < (uint64_t)(n - picked))
+			cand[picked++] = i;
 }
 
 /* Picks the shortest rho (each line retouched at most `most` times) that
@@ -336,7 +436,16 @@ static int choose_rho(struct design *d, int most, char *why, size_t len)
 
 			/* Random lines, each at most `most` times, w0 among them
 			 * (else lru and fifo would both evict w0). */
-			for (int j = 0; j < n; j++) {
+			if (d->found_set) {
+				if (t % 2 == 0 && n <= d->a)
+					ascending_lines(d, &rng, cand, n, t / 2);
+				else if (reachable_lines(d, &rng, cand, n, most) < 0)
+					continue;
+				if (!occurrences(cand, n, 0))
+					continue;
+				has_w0 = 1;
+			}
+			for (int j = 0; j < n && !d->found_set; j++) {
 				int i;
 
 				do
@@ -350,7 +459,8 @@ static int choose_rho(struct design *d, int most, char *why, size_t len)
 				if (occurrences(cand, n, 0) > most)
 					continue;
 			}
-			if (!victims_apart(d, det, cand, n) || !random_clear(d, &rnd, cand, n))
+			if (!victims_apart(d, det, cand, n) || (d->found_set && !reaches_level(d, cand, n)) ||
+			    !random_clear(d, &rnd, cand, n))
 				continue;
 			memcpy(d->rho, cand, (size_t)n * sizeof cand[0]);
 			d->nrho = n;
@@ -411,6 +521,54 @@ static int warm_seq(struct amp_plan *p, const uint64_t *fill, uint64_t nfill, co
 	seq = amp_plan_add_seq(p, w, (size_t)(n + nfill));
 	free(w);
 	return seq;
+}
+
+/* The plan of hypothesis h (h < 0: the base, whose probe is the fresh
+ * line again) on a set found by experiment: the level's
+ * set lines in groups of a + 1, round r on group r mod groups (a line
+ * is back after groups - 1 rounds of a + 1 misses each: under lru, plru
+ * and fifo long gone), the set filled first with the last group.  The
+ * walks are touched, not chased: a line comes back round after round,
+ * more often than it has words for a chain, and with counters (this
+ * path's only method) no chain is needed. */
+static int build_found_plan(const struct design *d, const struct amp_level *lv, int h, struct amp_plan *p,
+			    char *err, size_t len)
+{
+	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + (uint64_t)d->nrho + 2), k = 0, region = 0;
+	uint64_t *test = malloc(n * sizeof *test);
+	const uint64_t *last = lv->set_lines + (d->groups - 1) * (a + 1);
+	int fs, ts;
+
+	if (!test) {
+		snprintf(err, len, "%s: out of memory for a plan of %llu accesses", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	for (uint64_t r = 0; r < d->rounds; r++) {
+		const uint64_t *g = lv->set_lines + r % d->groups * (a + 1);
+
+		for (uint64_t i = 0; i < a; i++)
+			test[k++] = g[i];
+		for (int j = 0; j < d->nrho; j++)
+			test[k++] = g[d->rho[j]];
+		test[k++] = g[a];
+		test[k++] = g[h < 0 ? d->a : d->victim[h]];
+	}
+	for (int i = 0; i < lv->nset_lines; i++)
+		region = lv->set_lines[i] + d->line > region ? lv->set_lines[i] + d->line : region;
+	amp_plan_init(p, "replacement", region);
+	p->arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	fs = amp_plan_add_seq(p, last, (size_t)a);
+	ts = amp_plan_add_seq(p, test, (size_t)n);
+	free(test);
+	if (fs < 0 || ts < 0) {
+		amp_plan_free(p);
+		snprintf(err, len, "%s: out of memory for a plan of %llu accesses", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(p, fs, AMP_OP_TOUCH, 1, 0);
+	amp_plan_add_pass(p, ts, AMP_OP_TOUCH, 1, 1);
+	return 0;
 }
 
 /* The plan of hypothesis h from offset base (h < 0: the timing base,
@@ -510,7 +668,8 @@ static int plan_misses(struct amp_ctx *c, struct amp_level *lv, int h, uint64_t 
 	struct amp_plan p;
 	int rc;
 
-	if (build_plan(&design, lv, h, base, &p, cold, err, len) < 0)
+	if ((design.found_set ? build_found_plan(&design, lv, h, &p, err, len)
+			      : build_plan(&design, lv, h, base, &p, cold, err, len)) < 0)
 		return -1;
 	rc = lv->method == AMP_METHOD_TIMING ? amp_timing_misses(c, lv, &p, misses, err, len)
 					     : amp_count(c, &p, lv->ev, misses, err, len);
@@ -534,21 +693,25 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 	double e[3], rounds = (double)(d->sets * d->rounds), base_misses = 0, misses;
 	uint64_t base, cold = 0;
 	int timing = lv->method == AMP_METHOD_TIMING, random = 1;
+	/* Against a base plan: by timing, and on a found set, whose lines
+	 * come back round after round (under random replacement some are
+	 * still there: fewer cold misses than a + 1 a round). */
+	int paired = timing || d->found_set;
 
 	/* Each vote starts elsewhere: other sets, or another set above. */
 	if (d->evict)
 		base = (uint64_t)v * d->unit % (uint64_t)lv->above->way.value;
 	else
 		base = (uint64_t)v * d->sets % d->avail * d->delta;
-	if (timing && plan_misses(c, lv, -1, base, &base_misses, NULL, err, len) < 0)
+	if (paired && plan_misses(c, lv, -1, base, &base_misses, NULL, err, len) < 0)
 		return -1;
 	for (int h = 0; h < d->npol; h++) {
-		if (plan_misses(c, lv, h, base, &misses, timing ? NULL : &cold, err, len) < 0)
+		if (plan_misses(c, lv, h, base, &misses, paired ? NULL : &cold, err, len) < 0)
 			return -1;
-		e[h] = (misses - (timing ? base_misses : (double)cold)) / rounds;
+		e[h] = (misses - (paired ? base_misses : (double)cold)) / rounds;
 		d->last_e[h] = e[h];
-		/* By timing, random: every plan near the model's share. */
-		random = random && (timing ? d->rand_probe[h] > 0 && e[h] >= d->rand_probe[h] / 2 &&
+		/* Against a base, random: every plan near the model's share. */
+		random = random && (paired ? d->rand_probe[h] > 0 && e[h] >= d->rand_probe[h] / 2 &&
 						     e[h] <= d->rand_probe[h] + TOL
 					   : e[h] >= RANDOM_MIN);
 	}
@@ -604,6 +767,26 @@ static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level 
 	return (uint64_t)below->effective_size.value / 4 / (uint64_t)lv->line.value;
 }
 
+/* Sets by experiment: whether the rounds can run on the level's set
+ * lines (groups of ways + 1, two at least) with no evictors: every level
+ * above must hold them all in one set of its own (its way within a
+ * page), so that lines in between push a line out of it. */
+static int found_set_usable(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	if (lv->nset_lines < 2 * (lv->thrash_ways + 1)) {
+		snprintf(why, len, "its sets came from eviction sets, which kept %d lines of one set (the rounds need %d)",
+			 lv->nset_lines, 2 * (lv->thrash_ways + 1));
+		return 0;
+	}
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->level > 1 && (!a->way.known || (uint64_t)a->way.value > c->page)) {
+			snprintf(why, len, "its sets came from eviction sets, whose lines fall in many sets of %s above it (a way there spans more than a page): nothing gets every test access past it",
+				 a->name);
+			return 0;
+		}
+	return 1;
+}
+
 static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
 	if (!lv->assoc.known || lv->assoc.inconclusive || !lv->way.known || lv->way.inconclusive ||
@@ -611,11 +794,8 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "needs the associativity and way size first");
 		return 0;
 	}
-	if (amp_strides_mislead(c, lv)) {
-		/* Every plan would probe lines of many sets: no policy fits. */
-		snprintf(why, len, AMP_WHY_SETS_BY_EXPERIMENT);
-		return 0;
-	}
+	if (amp_strides_mislead(c, lv) && !found_set_usable(c, lv, why, len))
+		return 0; /* strides would probe lines of many sets: no policy fits */
 	if (lv->thrash_ways == 1) {
 		snprintf(why, len, "direct-mapped: no choice to make");
 		return 0;
@@ -712,6 +892,28 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	return 0;
 }
 
+/* Rounds on the level's set lines (found_set_usable): no evictors; the
+ * lines between two accesses of one must outnumber the ways above. */
+static int found_set_design(struct amp_level *lv, struct design *d)
+{
+	const struct amp_level *up = lv->above;
+
+	if (up && up->replacement.known && !up->replacement.inconclusive &&
+	    up->replacement.value == AMP_POLICY_RANDOM) {
+		amp_param_unknown(&lv->replacement, "%s above replaces at random: nothing makes every test access reach this level",
+				  up->name);
+		return -1;
+	}
+	d->found_set = 1;
+	for (const struct amp_level *a = up; a; a = a->above)
+		d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
+	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
+	d->unit = d->line;
+	d->avail = 1;
+	d->per_access = 1;
+	return 0;
+}
+
 static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct design *d = &design;
@@ -728,12 +930,12 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	if (d->a > 2 && amp_is_pow2((uint64_t)d->a))
 		d->pol[d->npol++] = AMP_POLICY_PLRU;
 	d->pol[d->npol++] = AMP_POLICY_FIFO;
-	if (choose_reach(c, lv, d, &cost) < 0) {
+	if ((amp_strides_mislead(c, lv) ? found_set_design(lv, d) : choose_reach(c, lv, d, &cost)) < 0) {
 		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;
 		return 0;
 	}
-	if (!d->evict) {
+	if (!d->evict && !d->found_set) {
 		uint64_t wk = (uint64_t)lv->way.value;
 
 		d->delta = d->unit;
@@ -756,6 +958,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	}
 	size_plans(d, d->nrho);
 	amp_vote(c, lv, replace_vote, &lv->replacement);
+	amp_arena_close(&lv->set_arena); /* its last user */
 	lv->replacement.accesses += cost;
 	if (lv->replacement.known && lv->replacement.value == AMP_POLICY_UNKNOWN) {
 		char names[32] = "", e[96] = "";
@@ -765,10 +968,11 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 				 amp_policy_names[d->pol[h]]);
 			snprintf(e + strlen(e), sizeof e - strlen(e), "%s%.2f", h ? "/" : "", d->last_e[h]);
 		}
-		if (lv->method == AMP_METHOD_TIMING)
+		if (lv->method == AMP_METHOD_TIMING || d->found_set)
 			amp_param_unknown(&lv->replacement,
-					  "the misses fit no policy: probe misses per round %s in the %s plans, from time (a policy: 1 in its own, 0 elsewhere; random: %.2f to %.2f everywhere)",
-					  e, names, d->rand_probe[0] / 2, d->rand_probe[0] + TOL);
+					  "the misses fit no policy: probe misses per round %s in the %s plans%s (a policy: 1 in its own, 0 elsewhere; random: %.2f to %.2f everywhere)",
+					  e, names, lv->method == AMP_METHOD_TIMING ? ", from time" : "",
+					  d->rand_probe[0] / 2, d->rand_probe[0] + TOL);
 		else
 			amp_param_unknown(&lv->replacement,
 					  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",

@@ -109,6 +109,9 @@ struct amp_run_result {
  * system grants them), its pages touched as plans use them; 0, or -1
  * with err (the memory bound, or mmap). */
 int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, size_t len);
+/* The same for a sparse region of which at most `touched` bytes are
+ * ever used: only those are held under the memory bound. */
+int amp_arena_open_sparse(struct amp_arena *a, uint64_t region, uint64_t touched, char *err, size_t len);
 void amp_arena_close(struct amp_arena *a);
 
 /* Runs plan reps times on host (real when host->sim is NULL), reading

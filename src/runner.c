@@ -238,16 +238,26 @@ static size_t mapped_size(uint64_t region, int huge)
 	return huge ? (region + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : region;
 }
 
-int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, size_t len)
+static int arena_map(struct amp_arena *a, uint64_t region, int huge, uint64_t touched, char *err, size_t len)
 {
 	memset(a, 0, sizeof *a);
 	a->size = mapped_size(region, huge);
-	a->reserved = a->size;
+	a->reserved = touched < a->size ? touched : a->size;
 	if (map_region("arena", a->size, huge, a->reserved, &a->base, err, len) < 0) {
 		memset(a, 0, sizeof *a);
 		return -1;
 	}
 	return 0;
+}
+
+int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, size_t len)
+{
+	return arena_map(a, region, huge, mapped_size(region, huge), err, len);
+}
+
+int amp_arena_open_sparse(struct amp_arena *a, uint64_t region, uint64_t touched, char *err, size_t len)
+{
+	return arena_map(a, region, 0, touched, err, len);
 }
 
 void amp_arena_close(struct amp_arena *a)

@@ -282,8 +282,9 @@ static void test_scattered_presets(void)
  * replacement (a set left holding a line of an earlier walk keeps
  * missing for many walks: each walk flushes the last one's lines), and
  * an exclusive L2, whose sets hold L1d's victims (every page seems to
- * join a set, which must not pass for a way of one page); inclusion
- * walks virtual strides, so there it is unknown, never NINE. */
+ * join a set, which must not pass for a way of one page); an inclusive
+ * L2's inclusion comes from its eviction sets (virtual strides would
+ * read NINE). */
 static void test_scattered_awkward(void)
 {
 	static const struct { const char *spec, *l2; } rows[] = {
@@ -312,8 +313,8 @@ static void test_scattered_awkward(void)
 				tap_ok(l2 && !l2->assoc.known && strstr(l2->assoc.reason, "exclusive"),
 				       "  its ways unknown because: %s", l2 ? l2->assoc.reason : "-");
 			if (strstr(rows[i].spec, "inclusive"))
-				tap_ok(l2 && !l2->inclusion.known && l2->inclusion.reason[0],
-				       "  its inclusion unknown (not NINE) because: %s", l2 ? l2->inclusion.reason : "-");
+				tap_ok(l2 && amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == AMP_INCL_INCLUSIVE,
+				       "  inclusive, on its eviction sets (%s)", l2 ? l2->inclusion.reason : "-");
 			if (strstr(rows[i].spec, "random"))
 				tap_ok(l2 && l2->sets_by_experiment, "  by eviction sets");
 			sim_destroy(m);
@@ -627,12 +628,14 @@ static const char *const documented_unknown[] = {
 	"needs the associativity",        /* the geometry was out of reach */
 	"needs the size",
 	"too few sets to hold the lines that evict", /* evictors need room */
-	"came from eviction sets",        /* inclusion walks virtual strides */
+	"came from eviction sets",        /* too few lines kept, a scattered level above */
 	"may be exclusive",               /* write, inclusion unknown */
 	"less than 2 times what the levels above hold", /* write's region */
 	"cannot tell inclusive from NINE", /* no way to keep or bypass a line above */
 	"did not keep a line",            /* FIFO above and no bypass */
 	"fit no policy",                  /* probes no model explains */
+	"no line can be kept there",      /* eviction sets: L1 direct-mapped, or a scattered level above */
+	"whose lines fall in many sets",  /* eviction sets under a scattered level above */
 	NULL
 };
 
@@ -642,6 +645,30 @@ static int unknown_documented(const char *reason)
 		if (strstr(reason, documented_unknown[i]))
 			return 1;
 	return 0;
+}
+
+/* Whether lv's sets came from eviction sets, with a way past a page
+ * (virtual strides cannot place its lines). */
+static int by_evsets(const struct amp_level *lv)
+{
+	return lv->sets_by_experiment && lv->way.known && lv->way.value > 4096;
+}
+
+/* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
+ * run on the eviction-set lines of level k: every level above holds them
+ * in one set (level 1, or a way within a page), and for inclusion the
+ * level right above can keep a line through them (LRU, two ways or
+ * more). */
+static int evset_testable(const struct gen_level *want, int k, int q)
+{
+	const struct gen_level *up = &want[k - 1];
+
+	for (int j = 1; j < k; j++)
+		if (want[j].sets * want[j].line > 4096)
+			return 0;
+	if (q == 2)
+		return up->ways >= 2 && (strcmp(up->pol, "lru") == 0 || (up->ways == 2 && strcmp(up->pol, "plru") == 0));
+	return 1;
 }
 
 /* The policy matrix: hierarchies drawn as in the geometry matrix, each
@@ -656,6 +683,7 @@ static void test_policy_matrix(void)
 	int count = getenv("AMP_TEST_MATRIX") ? atoi(getenv("AMP_TEST_MATRIX")) : 100;
 	int total = 0, exact = 0, checked[3] = { 0 }, undecidable[3] = { 0 }, limited[3] = { 0 };
 	int exact_q[3] = { 0 }, exact_contig[3] = { 0 }, checked_contig[3] = { 0 };
+	int exact_evset[3] = { 0 }, checked_evset[3] = { 0 }, unreached_evset[3] = { 0 };
 	uint64_t cost[3] = { 0 };
 
 	amp_rng_seed(&r, 2027);
@@ -735,8 +763,11 @@ static void test_policy_matrix(void)
 				} else {
 					exact_q[q]++;
 					exact_contig[q] += !scattered;
+					exact_evset[q] += by_evsets(lv) && evset_testable(want, k, q);
 				}
 				checked_contig[q] += !scattered && wants[q] != -1;
+				checked_evset[q] += by_evsets(lv) && wants[q] != -1 && evset_testable(want, k, q);
+				unreached_evset[q] += by_evsets(lv) && wants[q] != -1 && !evset_testable(want, k, q);
 				if (used >= sizeof diag)
 					used = sizeof diag - 1;
 			}
@@ -760,6 +791,57 @@ static void test_policy_matrix(void)
 		       "%s exact on at least 90%% of the decidable levels on contiguous frames: %d of %d", what[q],
 		       exact_contig[q], checked_contig[q]);
 	}
+	/* Levels whose sets came from eviction sets (the scattered half):
+	 * replacement and inclusion run on those sets' lines, and must be
+	 * exact wherever amp(1) does not name a limit. */
+	for (int q = 0; q < 3; q += 2)
+		tap_ok((count < 100 || checked_evset[q] >= 5) && exact_evset[q] == checked_evset[q],
+		       "%s exact on every level found by eviction sets within reach: %d of %d (%d out of reach)",
+		       what[q], exact_evset[q], checked_evset[q], unreached_evset[q]);
+}
+
+/* Scattered frames with noise: an L2 found by eviction sets gets its
+ * replacement (rounds on its set's lines) and inclusion (a line kept in
+ * L1d while its set overflows) exactly, seed after seed. */
+static void test_scattered_policies(void)
+{
+	/* In amp_policy_id order. */
+	static const char *const policies[] = { "lru", "plru", "fifo", "random" };
+	static const char *const inclusions[] = { "nine", "inclusive" };
+	int exact = 0, runs = 0;
+
+	for (int p = 0; p < 4; p++)
+		for (int i = 0; i < 2; i++)
+			for (uint64_t seed = 1; seed <= 3; seed++) {
+				char spec[256], err[512];
+				const struct amp_level *l2;
+				int ok;
+
+				snprintf(spec, sizeof spec,
+					 "L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=1M,assoc=16,policy=%s,inclusion=%s",
+					 policies[p], inclusions[i]);
+				runs++;
+				if (mod_sim_run_pages(&ms, spec, 0.01, seed, 8, 8, "L2", NULL, 1, err, sizeof err) < 0) {
+					tap_ok(0, "%s: %s", spec, err);
+					mod_sim_free(&ms);
+					continue;
+				}
+				l2 = level("L2");
+				ok = l2 && l2->sets_by_experiment && amp_param_conclusive(&l2->replacement) &&
+				     amp_param_conclusive(&l2->inclusion) &&
+				     l2->replacement.value == p &&
+				     l2->inclusion.value == (i ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE);
+				exact += ok;
+				if (!ok)
+					tap_diag("seed %llu, %s: replacement %s (%s), inclusion %s (%s)", (unsigned long long)seed,
+						 spec, l2 && l2->replacement.known ? amp_policy_names[l2->replacement.value] : "?",
+						 l2 ? l2->replacement.reason : "-",
+						 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
+						 l2 ? l2->inclusion.reason : "-");
+				mod_sim_free(&ms);
+			}
+	tap_ok(exact == runs, "scattered frames, noise 0.01: L2's replacement and inclusion by its eviction sets, exact in %d of %d runs (4 policies, nine and inclusive, 3 seeds)",
+	       exact, runs);
 }
 
 /* Voting: a split first round, then as many votes again (amp_vote_more,
@@ -823,6 +905,7 @@ int main(void)
 		test_noise();
 		test_scattered_presets();
 		test_scattered_awkward();
+		test_scattered_policies();
 	}
 	test_matrix();
 	test_policy_matrix();

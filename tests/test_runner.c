@@ -15,6 +15,7 @@
 #include "tap.h"
 #include "timing.h"
 #include "measure.h"
+#include "memlimit.h"
 
 /* Older kernels' headers lack it (the hint alone then; EEXIST never). */
 #ifdef MAP_FIXED_NOREPLACE
@@ -225,6 +226,30 @@ static void test_real_runner(void)
 		amp_plan_free(&p);
 		amp_arena_close(&arena);
 		tap_ok(arena.base == NULL, "and the arena closes");
+	}
+
+	/* A sparse arena (a counted eviction-set search's pool and its
+	 * candidates) holds only what its plans touch under the memory
+	 * bound: 4 GiB of address space under a 64 MiB bound. */
+	{
+		struct amp_arena arena;
+		uint64_t limit = amp_memory_limit(), far[2] = { 0, (3ULL << 30) + 64 };
+
+		amp_memory_set_limit(64ULL << 20);
+		tap_eq(amp_arena_open(&arena, 4ULL << 30, 0, err, sizeof err), -1,
+		       "a 4 GiB arena is refused under a 64 MiB bound");
+		tap_eq(amp_arena_open_sparse(&arena, 4ULL << 30, 1ULL << 20, err, sizeof err), 0,
+		       "a sparse one with 1 MiB touched opens (%s)", arena.base ? "" : err);
+		tap_ok(arena.size == 4ULL << 30 && arena.reserved == 1ULL << 20, "and holds 1 MiB under the bound");
+		amp_plan_init(&p, "t", 4ULL << 30);
+		p.arena = &arena;
+		amp_plan_add_seq(&p, far, 2);
+		amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 2, 1);
+		tap_eq(amp_run(&p, &host, NULL, 3, &res, err, sizeof err), 0, "a plan of lines 3 GiB apart runs on it");
+		tap_ok(*(uint8_t **)(arena.base + far[1]) == arena.base, "and its chain stays there");
+		amp_plan_free(&p);
+		amp_arena_close(&arena);
+		amp_memory_set_limit(limit);
 	}
 
 	amp_plan_init(&p, "t", 4096);
