@@ -166,6 +166,23 @@ int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
 	return 0;
 }
 
+int amp_count_mean(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev, double *misses, char *err,
+		   size_t len)
+{
+	unsigned reps = c->reps ? c->reps : 1;
+	double one;
+	int rc = 0;
+
+	*misses = 0;
+	c->reps = 1;
+	for (unsigned r = 0; r < reps && rc == 0; r++) {
+		rc = amp_count(c, p, ev, &one, err, len);
+		*misses += one / reps;
+	}
+	c->reps = reps;
+	return rc;
+}
+
 /* The smallest line of the levels above lv: an evictor must fall in
  * the test line's own piece of that size (a 128-byte line here is two
  * lines of a 64-byte L1d, in two of its sets). */

@@ -159,6 +159,12 @@ void amp_ctx_timing(struct amp_ctx *c);
  * ctx->reps runs, minus the API overhead.  0, or -1 with err. */
 int amp_count(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev,
 	      double *misses, char *err, size_t len);
+/* The same, the mean over ctx->reps runs instead: for counts that noise
+ * may lower as well as raise (a line noise dropped above comes back
+ * here), and for differences of counts under random replacement, whose
+ * minima scatter. */
+int amp_count_mean(struct amp_ctx *c, const struct amp_plan *p, enum amp_event ev, double *misses, char *err,
+		   size_t len);
 
 /* Miss rate per access of `n` lines `stride` bytes apart (from offset
  * `base`), walked cyclically: primed twice, then measured over enough

@@ -1050,22 +1050,13 @@ static int incl_count(struct amp_ctx *c, const struct amp_level *lv, const struc
 		      const struct incl_flush *flush, enum amp_event ev, double *misses, char *err, size_t len)
 {
 	struct amp_plan p;
-	unsigned reps = c->reps, runs = flush ? reps : 1;
-	double one;
-	int rc = 0;
+	int rc;
 
 	if (incl_plan(&p, lv, e, t, flush) < 0) {
 		snprintf(err, len, "out of memory for an inclusion test");
 		return -1;
 	}
-	if (flush)
-		c->reps = 1;
-	*misses = 0;
-	for (unsigned r = 0; r < runs && rc == 0; r++) {
-		rc = amp_count(c, &p, ev, &one, err, len);
-		*misses += one / runs;
-	}
-	c->reps = reps;
+	rc = flush ? amp_count_mean(c, &p, ev, misses, err, len) : amp_count(c, &p, ev, misses, err, len);
 	amp_plan_free(&p);
 	return rc;
 }
