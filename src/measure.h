@@ -92,6 +92,10 @@ struct amp_level {
 	 * elsewhere (mod_replace.c). */
 	uint64_t set_lines[AMP_SET_LINES_MAX];
 	int nset_lines;
+	/* ...and where L1 above has as many ways: lines of L1's set out of
+	 * that set, walked before each test access so it leaves L1. */
+	uint64_t set_pushers[AMP_MAX_CONG];
+	int nset_pushers;
 	/* Real machine: the frames those lines were found on (mapped until
 	 * the replacement test is done with them). */
 	struct amp_arena set_arena;

@@ -22,7 +22,12 @@
  *    set can overflow), a group that thrashes is split to count its
  *    joiners, and sampling goes on until enough have joined for the
  *    power of two to be clear;
- *  - capacity = ways x way size.
+ *  - capacity = ways x way size;
+ *  - with counters, an L2 with no more ways than L1 (its minimal set
+ *    is L1's: a walk that fits L1 never reaches L2) or an exclusive
+ *    one (its sets hold L1's victims) is searched again with pushers,
+ *    lines of L1's set out of the set, walked after it so its lines
+ *    leave L1 (with_pushers).
  * By timing the tests are eviction tests of a target line instead of
  * walk times (target_ways_vote below): the minimal set is then `ways`
  * lines; the line (target_line_vote) and the way size (target_way_vote)
@@ -49,8 +54,11 @@
  * for the way size. */
 #define POOL_MAX_COUNTERS 16384
 /* Counters: joiners that make the share's power of two clear (the
- * relative error of the share is about 1/sqrt of this). */
-#define JOINERS_WANTED 64
+ * relative error of the share is about 1/sqrt of this; the nearest
+ * power of two is off at 41%).  With 64, a random 3 MiB L2's share read
+ * 1/43 for 1/64 once in 6 votes on the simulated machine, whose frames
+ * give that colour 1 page in 59. */
+#define JOINERS_WANTED 128
 /* Counters: misses per walk that mark a walk as thrashing.  A walk that
  * fits misses nothing once primed (the minimum over repetitions drops
  * interference); a random-replacement set overflowed by one line misses
@@ -78,6 +86,8 @@
 #define TIMED_SURE 0.75
 #define TIMED_VOTES_MAX 32
 #define FILL_TRIES 64
+/* Counters: lines tried for one out of the set the pushers left. */
+#define OUTSIDER_TRIES 16
 
 /* One vote's eviction set, kept from the ways vote for the way vote. */
 struct evset {
@@ -100,6 +110,14 @@ struct evset {
 	uint64_t searched;
 	uint64_t join[AMP_SET_LINES_MAX];
 	uint64_t njoin;
+	/* Counters, a level with no more ways than L1 above it: lines of
+	 * the pool's L1 set outside this set, walked after every walk of
+	 * it so that its lines leave L1 and reach this level (none where
+	 * the set alone overflows L1). */
+	uint64_t push[AMP_MAX_CONG];
+	uint64_t npush;
+	uint64_t push_from;    /* the first pool page the pushers took */
+	int pushers_apart;     /* at other page offsets: none in the set */
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -168,27 +186,42 @@ static const struct amp_arena *counted_frames(const struct amp_level *lv)
 static _Thread_local uint64_t *walked;
 static _Thread_local uint64_t nwalked;
 
-static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
-		    uint64_t region, int *yes, char *err, size_t len)
+static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *off,
+		    uint64_t n, uint64_t region, int *yes, char *err, size_t len)
 {
+	uint64_t npush = e ? e->npush : 0, *t = malloc((n + npush) * sizeof *t);
 	double rate;
-	uint64_t *keep;
 
-	if (amp_offsets_rate_flushed(c, lv, off, n, walked, nwalked, region, counted_frames(lv), &rate, err,
-				     len) < 0)
+	if (!t) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)(n + npush));
 		return -1;
-	*yes = rate * (double)n >= thrash_threshold(lv);
-	if (lv->method == AMP_METHOD_COUNTERS && (keep = realloc(walked, n * sizeof *keep))) {
-		memcpy(keep, off, n * sizeof *keep);
-		walked = keep;
-		nwalked = n;
+	}
+	/* The pushers after the walk's lines: every line leaves L1 before
+	 * its next turn, and only this level can hold it. */
+	memcpy(t, off, n * sizeof *t);
+	for (uint64_t i = 0; i < npush; i++) {
+		t[n + i] = e->push[i];
+		region = e->push[i] + 64 > region ? e->push[i] + 64 : region;
+	}
+	if (amp_offsets_rate_flushed(c, lv, t, n + npush, walked, nwalked, region, counted_frames(lv), &rate, err,
+				     len) < 0) {
+		free(t);
+		return -1;
+	}
+	*yes = rate * (double)(n + npush) >= thrash_threshold(lv);
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		free(walked);
+		walked = t;
+		nwalked = n + npush;
+	} else {
+		free(t);
 	}
 	return 0;
 }
 
 /* Group testing: s[0..*n-1] thrashes; drop every group it can spare. */
-static int reduce(struct amp_ctx *c, const struct amp_level *lv, uint64_t *s, uint64_t *n,
-		  uint64_t region, char *err, size_t len)
+static int reduce(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t *s,
+		  uint64_t *n, uint64_t region, char *err, size_t len)
 {
 	uint64_t groups = lv->above && lv->above->assoc.known ? (uint64_t)lv->above->assoc.value + 2 : 4;
 	uint64_t *rest = malloc(*n * sizeof *rest);
@@ -207,7 +240,7 @@ static int reduce(struct amp_ctx *c, const struct amp_level *lv, uint64_t *s, ui
 			for (uint64_t i = 0; i < *n; i++)
 				if (i < lo || i >= hi)
 					rest[m++] = s[i];
-			if (thrashes(c, lv, rest, m, region, &yes, err, len) < 0) {
+			if (thrashes(c, lv, e, rest, m, region, &yes, err, len) < 0) {
 				free(rest);
 				return -1;
 			}
@@ -243,7 +276,7 @@ static int any_order_thrashes(struct amp_ctx *c, const struct amp_level *lv, con
 	for (int k = 0; k < 2 && *yes; k++) {
 		memcpy(t, e->set, e->nset * sizeof *t);
 		amp_shuffle(t, (size_t)e->nset, &r);
-		if (thrashes(c, lv, t, e->nset, e->region, yes, err, len) < 0)
+		if (thrashes(c, lv, e, t, e->nset, e->region, yes, err, len) < 0)
 			return -1;
 	}
 	return 0;
@@ -529,6 +562,168 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	return 0;
 }
 
+/* Counters: whether pushers can be had: an L2 under a set-associative
+ * L1, whose one set holds the whole pool.  A minimal set of no more
+ * lines than L1's ways + 1 may be L1's rather than this level's (a walk
+ * that fits L1 never reaches this level), and one that thrashes in one
+ * order only holds L1's ways too (an exclusive pair): pushers then keep
+ * L1 out of the way. */
+static int pushers_possible(const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+
+	return lv->method == AMP_METHOD_COUNTERS && lv->level == 2 && up && up->level == 1 && up->assoc.known &&
+	       !up->fully_associative && 2 * (uint64_t)up->assoc.value + 2 <= AMP_MAX_CONG;
+}
+
+/* Counters: the step from a pool line to lines of other page-offset
+ * classes in its L1 set (a multiple of L1's way), which no set of this
+ * level shares with it (a bit of the page offset above this level's line
+ * differs); 0 where none fits in a page. */
+static uint64_t pusher_step(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	uint64_t step = (uint64_t)lv->above->way.value;
+
+	if (!lv->line.known)
+		return 0;
+	if ((uint64_t)lv->line.value > step)
+		step = (uint64_t)lv->line.value;
+	return amp_is_pow2(step) && step < c->page ? step : 0;
+}
+
+/* Counters: the pushers, 2 x L1's ways + 2 lines in pool pages from the
+ * pool's far end (past the candidates the way vote samples): at other
+ * page offsets where L1's way is under a page (pusher_step), else the
+ * pool's lines themselves.  They must fit this level when walked alone
+ * (no set of it holds more of them than it has ways): 0, or -1 with err
+ * where no window of pages gives such pushers. */
+static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, char *err, size_t len)
+{
+	uint64_t m = 2 * (uint64_t)lv->above->assoc.value + 2, step = pusher_step(c, lv);
+	uint64_t per_page = step ? c->page / step - 1 : 1, pages = (m + per_page - 1) / per_page;
+	uint64_t off = e->pool[0] % e->spacing;
+	int yes = 1;
+
+	for (int t = 0; t < FILL_TRIES && yes; t++) {
+		uint64_t end = e->npool - (uint64_t)t * pages;
+
+		if (end < pages || end - pages < e->searched)
+			break;
+		for (uint64_t k = 0; k < m; k++) {
+			uint64_t line = e->pool[end - 1 - k / per_page];
+
+			e->push[k] = step ? line - off + ((off + (k % per_page + 1) * step) & (c->page - 1)) : line;
+		}
+		e->push_from = end - pages;
+		if (thrashes(c, lv, NULL, e->push, m, e->region, &yes, err, len) < 0)
+			return -1;
+	}
+	if (yes) {
+		snprintf(err, len, "%s: no %llu lines past its search fit it when walked alone, to push its set's lines out of %s",
+			 lv->name, (unsigned long long)m, lv->above->name);
+		return -1;
+	}
+	e->npush = m;
+	e->pushers_apart = step != 0;
+	return 0;
+}
+
+/* Counters: which pushers fall in the set X that t[0..n-1] overflows
+ * with them (pushers at the pool's own page offset may): with a line g
+ * out of X (with it for t[0] the walk fits) swapped in for a pusher, the
+ * walk fits iff that pusher was in X.  Those go to in_x[0..*nx-1], the
+ * rest stay pushers. */
+static int sort_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, const uint64_t *t,
+			uint64_t n, uint64_t *in_x, uint64_t *nx, char *err, size_t len)
+{
+	uint64_t u[AMP_MAX_CONG + 1], all[AMP_MAX_CONG], out[AMP_MAX_CONG], g = UINT64_MAX, keep = 0;
+	int yes = 1;
+
+	/* g: among the lines group testing dropped, then the pool past the
+	 * search. */
+	for (uint64_t i = 0, tried = 0; yes && tried < OUTSIDER_TRIES; i++) {
+		uint64_t p = e->searched + (i - e->nset);
+
+		if (i >= e->nset && p >= e->push_from)
+			break;
+		g = i < e->nset ? e->set[i] : e->pool[p];
+		if (contains(t, n, g))
+			continue;
+		tried++;
+		memcpy(u, t + 1, (n - 1) * sizeof *u);
+		u[n - 1] = g;
+		if (thrashes(c, lv, e, u, n, e->region, &yes, err, len) < 0)
+			return -1;
+	}
+	if (yes) {
+		snprintf(err, len, "%s: every line tried joins the set the pushers left (%llu lines)", lv->name,
+			 (unsigned long long)n);
+		return -1;
+	}
+	*nx = 0;
+	memcpy(all, e->push, e->npush * sizeof *all);
+	for (uint64_t i = 0; i < e->npush; i++) {
+		memcpy(e->push, all, e->npush * sizeof *all);
+		e->push[i] = g;
+		if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			out[keep++] = all[i];
+		else
+			in_x[(*nx)++] = all[i];
+	}
+	memcpy(e->push, out, keep * sizeof *out);
+	e->npush = keep;
+	return 0;
+}
+
+/* Counters: e->set (n lines, no more than L1's ways + 1) thrashed this
+ * level, but such a walk reaches it only because it overflows L1's set
+ * too: the set may hold lines of L1's alone.  With the pushers walked
+ * after it, group testing shrinks it to lines of one set X here, and
+ * the pushers in X (sort_pushers) join it: the set is then ways + 1
+ * lines of X, as if L1's ways were not in the way. */
+static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, char *err,
+			size_t len)
+{
+	uint64_t t[AMP_MAX_CONG + 1], n = e->nset, in_x[AMP_MAX_CONG], nx = 0;
+	int yes, less = 1;
+
+	if (pick_pushers(c, lv, e, err, len) < 0)
+		return -1;
+	memcpy(t, e->set, n * sizeof *t);
+	if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		snprintf(err, len, "%s: its %llu-line set fits once pushers keep it out of %s: what thrashed was %s",
+			 lv->name, (unsigned long long)n, lv->above->name, lv->above->name);
+		return -1;
+	}
+	if (reduce(c, lv, e, t, &n, e->region, err, len) < 0)
+		return -1;
+	if (!e->pushers_apart && sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
+		return -1;
+	if (n + nx > AMP_MAX_CONG || e->npush < (uint64_t)lv->above->assoc.value + 1) {
+		snprintf(err, len, "%s: %llu of %llu pushers share its set: too few left to push it out of %s",
+			 lv->name, (unsigned long long)nx, (unsigned long long)(nx + e->npush), lv->above->name);
+		return -1;
+	}
+	memcpy(e->set, t, n * sizeof *t);
+	memcpy(e->set + n, in_x, nx * sizeof *in_x);
+	e->nset = n + nx;
+	/* The set must thrash, and fit without its first line. */
+	if (thrashes(c, lv, e, e->set, e->nset, e->region, &yes, err, len) < 0)
+		return -1;
+	if (yes && thrashes(c, lv, e, e->set + 1, e->nset - 1, e->region, &less, err, len) < 0)
+		return -1;
+	if (!yes || less) {
+		snprintf(err, len, "%s: the set found with pushers (%llu lines) %s", lv->name,
+			 (unsigned long long)e->nset, yes ? "is not minimal" : "does not thrash");
+		return -1;
+	}
+	return 0;
+}
+
 static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
 {
@@ -557,7 +752,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 				 lv->method == AMP_METHOD_TIMING ? "; a bigger pool would not fit L1, which the timing reference needs" : "");
 			return -1;
 		}
-		if (thrashes(c, lv, e->pool, n, e->region, &yes, err, len) < 0) {
+		if (thrashes(c, lv, NULL, e->pool, n, e->region, &yes, err, len) < 0) {
 			free(s);
 			return -1;
 		}
@@ -566,7 +761,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	}
 	e->searched = n;
 	memcpy(s, e->pool, n * sizeof *s);
-	if (reduce(c, lv, s, &n, e->region, err, len) < 0) {
+	if (reduce(c, lv, NULL, s, &n, e->region, err, len) < 0) {
 		free(s);
 		return -1;
 	}
@@ -578,15 +773,21 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
 	free(s);
+	if (pushers_possible(lv) && n <= (uint64_t)lv->above->assoc.value + 1 && with_pushers(c, lv, e, err, len) < 0)
+		return -1;
 	if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
 		return -1;
+	if (!yes && pushers_possible(lv) && !e->npush) {
+		if (with_pushers(c, lv, e, err, len) < 0 || any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
+			return -1;
+	}
 	if (!yes) {
 		e->above_adds = 1;
 		snprintf(err, len, "%s: its %llu-line set thrashes in one order and fits in another: lines of other sets take part through the level above, which passes its victims here (exclusive?)",
-			 lv->name, (unsigned long long)n);
+			 lv->name, (unsigned long long)e->nset);
 		return -1;
 	}
-	*value = (int64_t)n - 1;
+	*value = (int64_t)e->nset - 1;
 	return 0;
 }
 
@@ -598,7 +799,7 @@ static int joins(struct amp_ctx *c, const struct amp_level *lv, const struct evs
 
 	memcpy(t, e->set + 1, (e->nset - 1) * sizeof *t);
 	t[e->nset - 1] = x;
-	return thrashes(c, lv, t, e->nset, e->region, yes, err, len);
+	return thrashes(c, lv, e, t, e->nset, e->region, yes, err, len);
 }
 
 /* Counters: how many of g[0..k-1] (k <= ways) join the set, added to
@@ -616,10 +817,17 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 	for (uint64_t i = 0; i < e->nset - 1 + k; i++)
 		if (t[i] + 64 > region)
 			region = t[i] + 64;
-	if (thrashes(c, lv, t, e->nset - 1 + k, region, &yes, err, len) < 0)
+	if (thrashes(c, lv, e, t, e->nset - 1 + k, region, &yes, err, len) < 0)
 		return -1;
 	if (!yes)
 		return 0;
+	if (k == 1 && e->npush) {
+		/* It may have overflowed a set the pushers fill instead. */
+		if (thrashes(c, lv, e, g, 1, region, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			return 0;
+	}
 	if (k == 1) {
 		++*joined;
 		if (e->njoin < AMP_SET_LINES_MAX)
@@ -633,25 +841,42 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 
 /* Counters: candidates are the pool's lines past those the search
  * walked (among which the set's colour is over-represented: it filled a
- * set there first), tested a group at a time until JOINERS_WANTED
- * joined, and three times the set's lines (the replacement test's
- * groups), or the pool is done; all on the pool's frames. */
+ * set there first) and before the pushers', tested a group at a time
+ * until JOINERS_WANTED joined, and three times the set's lines (the
+ * replacement test's groups), or the pool is done; all on the pool's
+ * frames.  They are drawn in random order, so that any number of them
+ * stands for all those pages: runs of neighbouring frames, and pages
+ * a fixed step apart, may favour some colours (on the simulated
+ * machine, 46 pages in 512 in a row, and 64 in 2464 a golden-ratio step
+ * apart, had a colour that 1 in 61 of the pool's pages have). */
 static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t *tested,
 			 uint64_t *joined, char *err, size_t len)
 {
 	uint64_t k = e->nset - 1, g[AMP_MAX_CONG], m = 0;
 	uint64_t lines = 3 * e->nset < AMP_SET_LINES_MAX - e->nset ? 3 * e->nset : AMP_SET_LINES_MAX - e->nset;
+	uint64_t range = (e->npush ? e->push_from : e->npool) - e->searched;
+	uint64_t *order = malloc(range * sizeof *order);
+	struct amp_rng r;
+	int rc = 0;
 
-	for (uint64_t i = e->searched; i < e->npool && (*joined < JOINERS_WANTED || e->njoin < lines); i++) {
-		g[m++] = e->pool[i];
+	if (!order) {
+		snprintf(err, len, "out of memory for %llu candidates", (unsigned long long)range);
+		return -1;
+	}
+	for (uint64_t j = 0; j < range; j++)
+		order[j] = e->pool[e->searched + j];
+	amp_rng_seed(&r, c->seed ^ 0x73686172ULL ^ e->pool[0]);
+	amp_shuffle(order, (size_t)range, &r);
+	for (uint64_t j = 0; j < range && rc == 0 && (*joined < JOINERS_WANTED || e->njoin < lines); j++) {
+		g[m++] = order[j];
 		if (m == k) {
-			if (count_joiners(c, lv, e, g, m, joined, err, len) < 0)
-				return -1;
+			rc = count_joiners(c, lv, e, g, m, joined, err, len);
 			*tested += m;
 			m = 0;
 		}
 	}
-	return 0;
+	free(order);
+	return rc;
 }
 
 /* Whether nset pool lines none of which is in the set, from the far
@@ -668,7 +893,7 @@ static int sample_fits(struct amp_ctx *c, const struct amp_level *lv, const stru
 	*fits = 0;
 	if (k < e->nset)
 		return 0; /* the pool is the set: nothing else to try */
-	if (thrashes(c, lv, t, k, e->region, &yes, err, len) < 0)
+	if (thrashes(c, lv, e, t, k, e->region, &yes, err, len) < 0)
 		return -1;
 	*fits = !yes;
 	return 0;
@@ -970,15 +1195,16 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 #define INCL_CANDIDATES 8
 
 struct incl_test {
-	uint64_t chain[2 * AMP_MAX_CONG], nchain;
+	uint64_t chain[4 * AMP_MAX_CONG], nchain; /* set lines and pushers, K before each */
 	uint64_t warm, reload;
 	enum amp_op op;  /* the walk's: chased by timing, touched with counters */
 };
 
-/* L1's ways and two more lines of its set, none in the target's set:
- * the same for the kept target and the control. */
+/* The same for the kept target and the control.  By timing: L1's ways
+ * and two more lines of its set, none in the target's set; with
+ * counters: the set's lines and the pushers. */
 struct incl_flush {
-	uint64_t line[AMP_MAX_CONG], n;
+	uint64_t line[2 * AMP_MAX_CONG], n;
 };
 
 /* The walk of the set's ways lines at `word`, with K touched before
@@ -988,10 +1214,22 @@ struct incl_flush {
 static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
 		       uint64_t keep, unsigned word, unsigned every, struct incl_test *t)
 {
-	uint64_t ways = e->nset - 1;
+	uint64_t ways = e->nset - 1, push_every = 1;
 
+	for (uint64_t w = 4; w <= (uint64_t)lv->above->thrash_ways; w *= 2)
+		push_every++;
 	t->op = lv->method == AMP_METHOD_COUNTERS ? AMP_OP_TOUCH : AMP_OP_LOAD;
 	t->nchain = 0;
+	/* Pushers (counters only) first, K touched before every log2(L1's
+	 * ways) of them (a line touched that recently stays in L1 under
+	 * lru and tree plru alike).  A touch of K that noise made miss L1
+	 * puts K back here, and only the set's lines after it take it out
+	 * again: they come last, and K's touches among the pushers are few. */
+	for (uint64_t i = 0; i < e->npush; i++) {
+		if (every && i % push_every == 0)
+			t->chain[t->nchain++] = keep;
+		t->chain[t->nchain++] = e->push[i];
+	}
 	for (uint64_t i = 0; i < ways; i++) {
 		if (every && i % every == 0)
 			t->chain[t->nchain++] = keep + (t->op == AMP_OP_TOUCH ? 0 : 8 * (i / every));
@@ -1003,8 +1241,8 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 
 /* The walk's plan (measured: its passes), or, with a flush, the walk,
  * the flush, the warm-up line and K's reload (measured: the reload).
- * With counters the flush is the set's lines walked without K, over and
- * over: they push K out of L1 and, where this level is NINE, out of it
+ * With counters the flush is the set's lines (and the pushers) walked
+ * without K, over and over: they push K out of L1 and, where this level is NINE, out of it
  * too even under random replacement and where noise dropped K from L1
  * late in the walk (its touch brought it back here).  (By timing the
  * flush is flush->line; the set there holds an exclusive level's ways
@@ -1028,7 +1266,7 @@ static int incl_plan(struct amp_plan *p, const struct amp_level *lv, const struc
 		amp_plan_add_pass(p, w, t->op, INCL_PASSES, 1);
 		return 0;
 	}
-	f = counted ? amp_plan_add_seq(p, e->set + 1, ways) : amp_plan_add_seq(p, flush->line, (size_t)flush->n);
+	f = amp_plan_add_seq(p, flush->line, (size_t)flush->n);
 	m = amp_plan_add_seq(p, &t->warm, 1);
 	k = amp_plan_add_seq(p, &t->reload, 1);
 	if (f < 0 || m < 0 || k < 0)
@@ -1139,6 +1377,36 @@ static int incl_control(struct amp_ctx *c, const struct amp_level *lv, const str
 	return 0;
 }
 
+/* Counters, a set found with pushers: whether max(L1's ways, its ways)
+ * + 1 lines of it fit when walked without pushers.  They overflow L1's
+ * set and this one alike, so they thrash unless this level is
+ * exclusive: then the pair holds L1's ways and its own (X-Ray's C1 +
+ * C2).  Capacity, not a reload: no noise that brings a line back here
+ * can fake it. */
+static int pair_fits(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, int *fits, char *err,
+		     size_t len)
+{
+	uint64_t n = (uint64_t)lv->above->thrash_ways, t[2 * AMP_MAX_CONG], k = 0;
+	int yes;
+
+	if (e->nset > n)
+		n = e->nset - 1;
+	n++;
+	for (uint64_t i = 0; i < e->nset && k < n; i++)
+		t[k++] = e->set[i];
+	for (uint64_t i = 0; i < e->njoin && k < n; i++)
+		t[k++] = e->join[i];
+	if (k < n) {
+		snprintf(err, len, "%s: %llu lines of its set known, %llu wanted to tell an exclusive pair", lv->name,
+			 (unsigned long long)k, (unsigned long long)n);
+		return -1;
+	}
+	if (thrashes(c, lv, NULL, t, n, e->region, &yes, err, len) < 0)
+		return -1;
+	*fits = !yes;
+	return 0;
+}
+
 static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 				 char *err, size_t len)
 {
@@ -1175,6 +1443,16 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
 		return -1;
 	}
+	if (e->npush) {
+		int fits;
+
+		if (pair_fits(c, lv, e, &fits, err, len) < 0)
+			return -1;
+		if (fits) {
+			*value = AMP_INCL_EXCLUSIVE;
+			return 0;
+		}
+	}
 	if (incl_control(c, lv, e, &other, err, len) < 0)
 		return -1;
 	incl_chain(c, lv, e, e->set[0], 0, (unsigned)every, &x);
@@ -1188,8 +1466,16 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 			return -1;
 		}
 	}
-	/* The flush: from the end of the pool (none in the target's set). */
-	for (uint64_t i = e->npool; i-- > 0 && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
+	/* The flush: with counters the set's lines and the pushers; by
+	 * timing lines from the end of the pool (none in the target's set). */
+	if (lv->method == AMP_METHOD_COUNTERS) {
+		/* With pushers (pair_fits has ruled exclusion out) they go on
+		 * too, so the set's lines leave L1. */
+		memcpy(flush.line, e->set + 1, ways * sizeof *flush.line);
+		memcpy(flush.line + ways, e->push, e->npush * sizeof *flush.line);
+		flush.n = ways + e->npush;
+	}
+	for (uint64_t i = e->npool; i-- > 0 && lv->method == AMP_METHOD_TIMING && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
 		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
 			flush.line[flush.n++] = e->pool[i];
 	if (incl_pair(c, lv, e, &x, &y, NULL, &d, err, len) < 0)
@@ -1267,13 +1553,26 @@ static int calibrate_hit(struct amp_ctx *c, struct amp_level *lv)
 	return 0;
 }
 
+/* Whether some vote's set came with pushers (with_pushers): its lines
+ * left L1 on every walk, so its ways are this level's alone. */
+static int pushed(const struct amp_ctx *c)
+{
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].npush)
+			return 1;
+	return 0;
+}
+
 /* Whether `ways` found for lv may be a level above's: a set of ways + 1
  * lines that a level above could hold never reaches lv.  Counted misses
  * are lv's own, so only a level above with as many ways hides it; by
  * timing one way more may too (that level's own thrash looks alike). */
-static int hidden_above(const struct amp_level *lv, int64_t ways)
+static int hidden_above(const struct amp_ctx *c, const struct amp_level *lv, int64_t ways)
 {
 	int64_t slack = lv->method == AMP_METHOD_TIMING ? 1 : 0;
+
+	if (pushed(c))
+		return 0;
 
 	for (const struct amp_level *a = lv->above; a; a = a->above)
 		if (a->assoc.known && ways <= a->assoc.value + slack)
@@ -1323,12 +1622,15 @@ static void keep_set_lines(const struct amp_ctx *c, struct amp_level *lv, int64_
 		if (found[v].nset == (uint64_t)ways + 1 && (!best || found[v].njoin > best->njoin))
 			best = &found[v];
 	lv->nset_lines = 0;
+	lv->nset_pushers = 0;
 	if (!best)
 		return;
 	for (uint64_t i = 0; i < best->nset; i++)
 		lv->set_lines[lv->nset_lines++] = best->set[i];
 	for (uint64_t i = 0; i < best->njoin && lv->nset_lines < AMP_SET_LINES_MAX; i++)
 		lv->set_lines[lv->nset_lines++] = best->join[i];
+	memcpy(lv->set_pushers, best->push, best->npush * sizeof *best->push);
+	lv->nset_pushers = (int)best->npush;
 }
 
 /* An exclusive level: a target's victims pass through the level above,
@@ -1396,7 +1698,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		lv->assoc = ways;
 		return without_ways(lv);
 	}
-	if (hidden_above(lv, ways.value)) {
+	if (hidden_above(c, lv, ways.value)) {
 		/* Its eviction sets fit a level above: what was found is
 		 * that level's set, not this one's. */
 		amp_param_unknown(&lv->assoc, "%s shows %s ways than %s above it (%lld): the level above may be what thrashed, so its sets are hidden from eviction sets",
@@ -1411,13 +1713,20 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		amp_vote(c, lv, target_line_vote, &lv->line);
 	}
 	/* Virtual strides say nothing of these sets: the inclusion test
-	 * runs here, on them (mod_inclusion.c then only sizes it). */
-	amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
-	if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
-	    exclusive_own_ways(lv, &ways) < 0)
-		return without_ways(lv);
+	 * runs here, on them (mod_inclusion.c then only sizes it).  An
+	 * exclusive level's sets without pushers hold L1's ways too, which
+	 * the way vote must not count; with pushers the ways are its own,
+	 * and the inclusion test wants the joiners the way vote finds. */
+	if (!pushed(c)) {
+		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
+		    exclusive_own_ways(lv, &ways) < 0)
+			return without_ways(lv);
+	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
+	if (pushed(c))
+		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, ways.value);
 	if (above_adds(c) && !amp_param_conclusive(&way)) {

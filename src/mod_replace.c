@@ -241,6 +241,7 @@ struct design {
 	 * lines of their set between two accesses of a line. */
 	int found_set, above;
 	uint64_t groups;
+	int push;               /* pushers walked before each access (L1 as many ways) */
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
 	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
@@ -534,8 +535,8 @@ static int warm_seq(struct amp_plan *p, const uint64_t *fill, uint64_t nfill, co
 static int build_found_plan(const struct design *d, const struct amp_level *lv, int h, struct amp_plan *p,
 			    char *err, size_t len)
 {
-	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + (uint64_t)d->nrho + 2), k = 0, region = 0;
-	uint64_t *test = malloc(n * sizeof *test);
+	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + (uint64_t)d->nrho + 2) * (1 + (uint64_t)d->push);
+	uint64_t k = 0, region = 0, *test = malloc(n * sizeof *test);
 	const uint64_t *last = lv->set_lines + (d->groups - 1) * (a + 1);
 	int fs, ts;
 
@@ -546,15 +547,24 @@ static int build_found_plan(const struct design *d, const struct amp_level *lv, 
 	for (uint64_t r = 0; r < d->rounds; r++) {
 		const uint64_t *g = lv->set_lines + r % d->groups * (a + 1);
 
+		uint64_t round[MAX_WAYS + MAX_RHO + 2], m = 0;
+
 		for (uint64_t i = 0; i < a; i++)
-			test[k++] = g[i];
+			round[m++] = g[i];
 		for (int j = 0; j < d->nrho; j++)
-			test[k++] = g[d->rho[j]];
-		test[k++] = g[a];
-		test[k++] = g[h < 0 ? d->a : d->victim[h]];
+			round[m++] = g[d->rho[j]];
+		round[m++] = g[a];
+		round[m++] = g[h < 0 ? d->a : d->victim[h]];
+		for (uint64_t i = 0; i < m; i++) {
+			memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
+			k += (uint64_t)d->push;
+			test[k++] = round[i];
+		}
 	}
 	for (int i = 0; i < lv->nset_lines; i++)
 		region = lv->set_lines[i] + d->line > region ? lv->set_lines[i] + d->line : region;
+	for (int i = 0; i < d->push; i++)
+		region = lv->set_pushers[i] + d->line > region ? lv->set_pushers[i] + d->line : region;
 	amp_plan_init(p, "replacement", region);
 	p->arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
 	fs = amp_plan_add_seq(p, last, (size_t)a);
@@ -919,6 +929,21 @@ static int found_set_design(struct amp_level *lv, struct design *d)
 	d->unit = d->line;
 	d->avail = 1;
 	d->per_access = 1;
+	if (lv->nset_pushers) {
+		/* No more ways than L1: the set's lines alone would stay
+		 * there; `above` pushers before each access miss L1 in a
+		 * row and take the line before out of it. */
+		if (d->above > lv->nset_pushers) {
+			amp_param_unknown(&lv->replacement, "%d pushers, fewer than %s's %d ways", lv->nset_pushers,
+					  up->name, d->above);
+			return -1;
+		}
+		d->push = d->above;
+		d->above = 0;
+		/* per_access stays 1: random's probes need as many rounds to
+		 * stand clear as without pushers (a plan costs 1 + push
+		 * times as much). */
+	}
 	return 0;
 }
 
