@@ -828,6 +828,17 @@ static void test_policy_matrix(void)
 		       what[q], exact_evset[q], checked_evset[q], unreached_evset[q]);
 }
 
+/* What an L2 that came out wrong reads, with the reasons. */
+static void diag_l2(const char *spec, const struct amp_level *l2)
+{
+	tap_diag("%s: ways %lld (%s), size %lld, inclusion %s (%s), replacement %s (%s)", spec,
+		 l2 ? (long long)l2->assoc.value : 0, l2 ? l2->assoc.reason : "-", l2 ? (long long)l2->size.value : 0,
+		 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
+		 l2 ? l2->inclusion.reason : "-",
+		 l2 && l2->replacement.known ? amp_policy_names[l2->replacement.value] : "?",
+		 l2 ? l2->replacement.reason : "-");
+}
+
 /* Scattered frames with noise: an L2 found by eviction sets gets its
  * replacement (rounds on its set's lines) and inclusion (a line kept in
  * L1d while its set overflows) exactly, seed after seed. */
@@ -861,11 +872,7 @@ static void test_scattered_policies(void)
 				     l2->inclusion.value == (i ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE);
 				exact += ok;
 				if (!ok)
-					tap_diag("seed %llu, %s: replacement %s (%s), inclusion %s (%s)", (unsigned long long)seed,
-						 spec, l2 && l2->replacement.known ? amp_policy_names[l2->replacement.value] : "?",
-						 l2 ? l2->replacement.reason : "-",
-						 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
-						 l2 ? l2->inclusion.reason : "-");
+					diag_l2(spec, l2);
 				mod_sim_free(&ms);
 			}
 	tap_ok(exact == runs, "scattered frames, noise 0.01: L2's replacement and inclusion by its eviction sets, exact in %d of %d runs (4 policies, nine and inclusive, 3 seeds)",
@@ -906,13 +913,7 @@ static void test_pushed_policies(void)
 				: amp_param_conclusive(&l2->replacement) && l2->replacement.value == p);
 			exact += ok;
 			if (!ok)
-				tap_diag("%s: ways %lld (%s), size %lld, inclusion %s (%s), replacement %s (%s)", spec,
-					 l2 ? (long long)l2->assoc.value : 0, l2 ? l2->assoc.reason : "-",
-					 l2 ? (long long)l2->size.value : 0,
-					 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
-					 l2 ? l2->inclusion.reason : "-",
-					 l2 && l2->replacement.known ? amp_policy_names[l2->replacement.value] : "?",
-					 l2 ? l2->replacement.reason : "-");
+				diag_l2(spec, l2);
 			mod_sim_free(&ms);
 		}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 of 8 ways under L1d's 16, by pushers: exact in %d of %d runs (4 policies, NINE and exclusive)",
