@@ -642,11 +642,12 @@ static int sort_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	/* g: among the lines group testing dropped, then the pool past the
 	 * search. */
 	for (uint64_t i = 0, tried = 0; yes && tried < OUTSIDER_TRIES; i++) {
-		uint64_t p = e->searched + (i - e->nset);
-
-		if (i >= e->nset && p >= e->push_from)
+		if (i < e->nset)
+			g = e->set[i];
+		else if (e->searched + (i - e->nset) < e->push_from)
+			g = e->pool[e->searched + (i - e->nset)];
+		else
 			break;
-		g = i < e->nset ? e->set[i] : e->pool[p];
 		if (contains(t, n, g))
 			continue;
 		tried++;
@@ -1242,9 +1243,9 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 /* The walk's plan (measured: its passes), or, with a flush, the walk,
  * the flush, the warm-up line and K's reload (measured: the reload).
  * With counters the flush is the set's lines (and the pushers) walked
- * without K, over and over: they push K out of L1 and, where this level is NINE, out of it
- * too even under random replacement and where noise dropped K from L1
- * late in the walk (its touch brought it back here).  (By timing the
+ * without K, over and over: they push K out of L1 and, where this level
+ * is NINE, out of it too even under random replacement and where noise
+ * dropped K from L1 late in the walk (its touch brought it back here).  (By timing the
  * flush is flush->line; the set there holds an exclusive level's ways
  * and L1's, which would overflow with K.) */
 static int incl_plan(struct amp_plan *p, const struct amp_level *lv, const struct evset *e, struct incl_test *t,
@@ -1386,12 +1387,10 @@ static int incl_control(struct amp_ctx *c, const struct amp_level *lv, const str
 static int pair_fits(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, int *fits, char *err,
 		     size_t len)
 {
-	uint64_t n = (uint64_t)lv->above->thrash_ways, t[2 * AMP_MAX_CONG], k = 0;
+	uint64_t ways = e->nset - 1, above = (uint64_t)lv->above->thrash_ways, t[2 * AMP_MAX_CONG], k = 0;
+	uint64_t n = (above > ways ? above : ways) + 1;
 	int yes;
 
-	if (e->nset > n)
-		n = e->nset - 1;
-	n++;
 	for (uint64_t i = 0; i < e->nset && k < n; i++)
 		t[k++] = e->set[i];
 	for (uint64_t i = 0; i < e->njoin && k < n; i++)
@@ -1474,10 +1473,11 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		memcpy(flush.line, e->set + 1, ways * sizeof *flush.line);
 		memcpy(flush.line + ways, e->push, e->npush * sizeof *flush.line);
 		flush.n = ways + e->npush;
+	} else {
+		for (uint64_t i = e->npool; i-- > 0 && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
+			if (!in_set(e, e->pool[i]) && e->pool[i] != other)
+				flush.line[flush.n++] = e->pool[i];
 	}
-	for (uint64_t i = e->npool; i-- > 0 && lv->method == AMP_METHOD_TIMING && flush.n < (uint64_t)up->assoc.value + 2 && flush.n < AMP_MAX_CONG;)
-		if (!in_set(e, e->pool[i]) && e->pool[i] != other)
-			flush.line[flush.n++] = e->pool[i];
 	if (incl_pair(c, lv, e, &x, &y, NULL, &d, err, len) < 0)
 		return -1;
 	amp_trace_point(lv, amp_method_names[lv->method], "reload",
@@ -1573,7 +1573,6 @@ static int hidden_above(const struct amp_ctx *c, const struct amp_level *lv, int
 
 	if (pushed(c))
 		return 0;
-
 	for (const struct amp_level *a = lv->above; a; a = a->above)
 		if (a->assoc.known && ways <= a->assoc.value + slack)
 			return 1;
@@ -1673,6 +1672,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 {
 	struct amp_param ways, way;
 	const struct amp_level *up = lv->above;
+	int pushed_sets;
 
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
@@ -1717,7 +1717,8 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	 * exclusive level's sets without pushers hold L1's ways too, which
 	 * the way vote must not count; with pushers the ways are its own,
 	 * and the inclusion test wants the joiners the way vote finds. */
-	if (!pushed(c)) {
+	pushed_sets = pushed(c);
+	if (!pushed_sets) {
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
 		    exclusive_own_ways(lv, &ways) < 0)
@@ -1725,7 +1726,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
-	if (pushed(c))
+	if (pushed_sets)
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, ways.value);

@@ -524,6 +524,17 @@ static int warm_seq(struct amp_plan *p, const uint64_t *fill, uint64_t nfill, co
 	return seq;
 }
 
+/* One access of a found-set round at test[k], after the pushers where
+ * there are (found_set_design); returns the next k. */
+static uint64_t found_access(const struct design *d, const struct amp_level *lv, uint64_t *test, uint64_t k,
+			     uint64_t line)
+{
+	memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
+	k += (uint64_t)d->push;
+	test[k++] = line;
+	return k;
+}
+
 /* The plan of hypothesis h (h < 0: the base, whose probe is the fresh
  * line again) on a set found by experiment: the level's
  * set lines in groups of a + 1, round r on group r mod groups (a line
@@ -547,19 +558,12 @@ static int build_found_plan(const struct design *d, const struct amp_level *lv, 
 	for (uint64_t r = 0; r < d->rounds; r++) {
 		const uint64_t *g = lv->set_lines + r % d->groups * (a + 1);
 
-		uint64_t round[MAX_WAYS + MAX_RHO + 2], m = 0;
-
 		for (uint64_t i = 0; i < a; i++)
-			round[m++] = g[i];
+			k = found_access(d, lv, test, k, g[i]);
 		for (int j = 0; j < d->nrho; j++)
-			round[m++] = g[d->rho[j]];
-		round[m++] = g[a];
-		round[m++] = g[h < 0 ? d->a : d->victim[h]];
-		for (uint64_t i = 0; i < m; i++) {
-			memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
-			k += (uint64_t)d->push;
-			test[k++] = round[i];
-		}
+			k = found_access(d, lv, test, k, g[d->rho[j]]);
+		k = found_access(d, lv, test, k, g[a]);
+		k = found_access(d, lv, test, k, g[h < 0 ? d->a : d->victim[h]]);
 	}
 	for (int i = 0; i < lv->nset_lines; i++)
 		region = lv->set_lines[i] + d->line > region ? lv->set_lines[i] + d->line : region;

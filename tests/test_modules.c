@@ -467,7 +467,7 @@ static int pushers_fit(const struct gen_level *want, uint64_t page)
 	uint64_t pushers = 2 * want[0].ways + 2, way1 = want[0].sets * want[0].line;
 	uint64_t colours = want[1].sets * want[1].line / page;
 
-	if (want[0].full || pushers > 128)
+	if (want[0].full || pushers > AMP_MAX_CONG)
 		return 0;
 	if (way1 < page && want[1].line < page)
 		return 1;
@@ -829,9 +829,10 @@ static void test_policy_matrix(void)
 }
 
 /* What an L2 that came out wrong reads, with the reasons. */
-static void diag_l2(const char *spec, const struct amp_level *l2)
+static void diag_l2(uint64_t seed, const char *spec, const struct amp_level *l2)
 {
-	tap_diag("%s: ways %lld (%s), size %lld, inclusion %s (%s), replacement %s (%s)", spec,
+	tap_diag("seed %llu, %s: ways %lld (%s), size %lld, inclusion %s (%s), replacement %s (%s)",
+		 (unsigned long long)seed, spec,
 		 l2 ? (long long)l2->assoc.value : 0, l2 ? l2->assoc.reason : "-", l2 ? (long long)l2->size.value : 0,
 		 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
 		 l2 ? l2->inclusion.reason : "-",
@@ -872,7 +873,7 @@ static void test_scattered_policies(void)
 				     l2->inclusion.value == (i ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE);
 				exact += ok;
 				if (!ok)
-					diag_l2(spec, l2);
+					diag_l2(seed, spec, l2);
 				mod_sim_free(&ms);
 			}
 	tap_ok(exact == runs, "scattered frames, noise 0.01: L2's replacement and inclusion by its eviction sets, exact in %d of %d runs (4 policies, nine and inclusive, 3 seeds)",
@@ -913,7 +914,7 @@ static void test_pushed_policies(void)
 				: amp_param_conclusive(&l2->replacement) && l2->replacement.value == p);
 			exact += ok;
 			if (!ok)
-				diag_l2(spec, l2);
+				diag_l2(1, spec, l2);
 			mod_sim_free(&ms);
 		}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 of 8 ways under L1d's 16, by pushers: exact in %d of %d runs (4 policies, NINE and exclusive)",
