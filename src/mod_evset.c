@@ -27,7 +27,8 @@
  *    is L1's: a walk that fits L1 never reaches L2) or an exclusive
  *    one (its sets hold L1's victims) is searched again with pushers,
  *    lines of L1's set out of the set, walked after it so its lines
- *    leave L1 (with_pushers).
+ *    leave L1 (with_pushers); so is an L3 with no more ways than L2,
+ *    with lines of its L2 set (found by L2's misses) as pushers.
  * By timing the tests are eviction tests of a target line instead of
  * walk times (target_ways_vote below): the minimal set is then `ways`
  * lines; the line (target_line_vote) and the way size (target_way_vote)
@@ -118,6 +119,8 @@ struct evset {
 	uint64_t npush;
 	uint64_t push_from;    /* the first pool page the pushers took */
 	int pushers_apart;     /* at other page offsets: none in the set */
+	uint64_t outsider;     /* below L2: a line out of the pushers' L2 set */
+	int has_outsider;
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -186,8 +189,11 @@ static const struct amp_arena *counted_frames(const struct amp_level *lv)
 static _Thread_local uint64_t *walked;
 static _Thread_local uint64_t nwalked;
 
-static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *off,
-		    uint64_t n, uint64_t region, int *yes, char *err, size_t len)
+/* Whether a walk of off[0..n-1] (and e's pushers) thrashes `at`, lv
+ * or a level above it (set_above_members), counted on lv's frames. */
+static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
+		       const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, int *yes, char *err,
+		       size_t len)
 {
 	uint64_t npush = e ? e->npush : 0, *t = malloc((n + npush) * sizeof *t);
 	double rate;
@@ -203,12 +209,12 @@ static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct 
 		t[n + i] = e->push[i];
 		region = e->push[i] + 64 > region ? e->push[i] + 64 : region;
 	}
-	if (amp_offsets_rate_flushed(c, lv, t, n + npush, walked, nwalked, region, counted_frames(lv), &rate, err,
+	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, counted_frames(lv), &rate, err,
 				     len) < 0) {
 		free(t);
 		return -1;
 	}
-	*yes = rate * (double)(n + npush) >= thrash_threshold(lv);
+	*yes = rate * (double)(n + npush) >= thrash_threshold(at);
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		free(walked);
 		walked = t;
@@ -217,6 +223,12 @@ static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct 
 		free(t);
 	}
 	return 0;
+}
+
+static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *off,
+		    uint64_t n, uint64_t region, int *yes, char *err, size_t len)
+{
+	return thrashes_at(c, lv, lv, e, off, n, region, yes, err, len);
 }
 
 /* Group testing: s[0..*n-1] thrashes; drop every group it can spare. */
@@ -563,17 +575,25 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 }
 
 /* Counters: whether pushers can be had: an L2 under a set-associative
- * L1, whose one set holds the whole pool.  A minimal set of no more
- * lines than L1's ways + 1 may be L1's rather than this level's (a walk
- * that fits L1 never reaches this level), and one that thrashes in one
- * order only holds L1's ways too (an exclusive pair): pushers then keep
- * L1 out of the way. */
+ * L1, whose one set holds the whole pool, or a level below L2 whose set
+ * there must be found first (pick_pushers_below): L2 must then show its
+ * own sets to walks of the pool (more ways than L1: ways + 1 lines of
+ * one set of it overflow L1's too).  A minimal set of no more lines
+ * than the ways above + 1 may be the level above's rather than this
+ * level's (a walk that fits there never reaches this level), and one
+ * that thrashes in one order only holds the ways above too (an
+ * exclusive pair): pushers then keep the level above out of the way. */
 static int pushers_possible(const struct amp_level *lv)
 {
-	const struct amp_level *up = lv->above;
+	const struct amp_level *up = lv->above, *top = amp_level_top(lv);
 
-	return lv->method == AMP_METHOD_COUNTERS && lv->level == 2 && up && up->level == 1 && up->assoc.known &&
-	       !up->fully_associative && 2 * (uint64_t)up->assoc.value + 2 <= AMP_MAX_CONG;
+	if (lv->method != AMP_METHOD_COUNTERS || !up || !up->assoc.known || up->fully_associative ||
+	    2 * (uint64_t)up->assoc.value + 2 > AMP_MAX_CONG)
+		return 0;
+	if (up->level == 1)
+		return lv->level == 2;
+	return up->level == 2 && up->measurable && up->thrash_ways > 0 && up->thrash_ways == up->assoc.value &&
+	       !up->nset_pushers && top->assoc.known && up->thrash_ways >= top->assoc.value;
 }
 
 /* Counters: the step from a pool line to lines of other page-offset
@@ -628,6 +648,105 @@ static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	return 0;
 }
 
+/* Counters, below L2: which of g[0..k-1] (k <= its ways) fall in the
+ * set S of L2 above that base[0..a-1] (a lines of S) fill: with the
+ * group they thrash L2 iff one of them does (the group alone cannot
+ * overflow another set), and a group that does is halved.  Those go to
+ * out[], up to max of them. */
+static int set_above_members(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t a,
+			     const uint64_t *g, uint64_t k, uint64_t *out, uint64_t *nout, uint64_t max, char *err,
+			     size_t len)
+{
+	uint64_t t[2 * AMP_MAX_CONG];
+	int yes;
+
+	if (*nout >= max)
+		return 0;
+	memcpy(t, e->set + 1, a * sizeof *t);
+	memcpy(t + a, g, k * sizeof *g);
+	if (thrashes_at(c, lv->above, lv, NULL, t, a + k, e->region, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		/* Out of S: it stays in L2, so no set here can hold it. */
+		e->outsider = g[0];
+		e->has_outsider = 1;
+		return 0;
+	}
+	if (k == 1) {
+		out[(*nout)++] = g[0];
+		return 0;
+	}
+	if (set_above_members(c, lv, e, a, g, k / 2, out, nout, max, err, len) < 0)
+		return -1;
+	return set_above_members(c, lv, e, a, g + k / 2, k - k / 2, out, nout, max, err, len);
+}
+
+/* Counters, below L2: the pushers are lines of the set S of L2 that the
+ * set found without them fills (its L2 ways + 1 lines all lie in S: a
+ * walk reaches this level only by overflowing S).  Pool lines from the
+ * far end are sorted into S by L2's misses (set_above_members); a
+ * window of L2's ways + 1 of them that fits this level when walked
+ * alone starts the pushers (so many miss L2 on every walk, and reach
+ * this level), and each further member joins them while they still
+ * fit, up to 2 x L2's ways + 2.  0, or -1 with err. */
+static int pick_pushers_below(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, char *err,
+			      size_t len)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t a = (uint64_t)up->thrash_ways, m = 2 * a + 2, want = 2 * m < 2 * AMP_MAX_CONG ? 2 * m : 2 * AMP_MAX_CONG;
+	uint64_t member[2 * AMP_MAX_CONG], nm = 0, g[AMP_MAX_CONG], k = 0, next = e->npool, start;
+	int yes = 1;
+
+	/* Its first L2 ways + 1 lines must overflow one set of L2 (an
+	 * exclusive pair's set holds more). */
+	if (e->nset < a + 1) {
+		snprintf(err, len, "%s: its %llu-line set is smaller than one set of %s (%llu lines) to take pushers from",
+			 lv->name, (unsigned long long)e->nset, up->name, (unsigned long long)(a + 1));
+		return -1;
+	}
+	if (thrashes_at(c, up, lv, NULL, e->set, a + 1, e->region, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		snprintf(err, len, "%s: its %llu-line set overflows no set of %s to take pushers from", lv->name,
+			 (unsigned long long)e->nset, up->name);
+		return -1;
+	}
+	while (next > e->searched && nm < want) {
+		uint64_t x = e->pool[--next];
+
+		if (in_set(e, x))
+			continue;
+		g[k++] = x;
+		if (k == a) {
+			if (set_above_members(c, lv, e, a, g, k, member, &nm, want, err, len) < 0)
+				return -1;
+			k = 0;
+		}
+	}
+	e->push_from = next;
+	for (start = 0; start + a + 1 <= nm && yes; start++)
+		if (thrashes(c, lv, NULL, member + start, a + 1, e->region, &yes, err, len) < 0)
+			return -1;
+	if (yes) {
+		snprintf(err, len, "%s: no %llu of the %llu lines found in its set of %s fit it when walked alone, to push its set's lines out of %s",
+			 lv->name, (unsigned long long)(a + 1), (unsigned long long)nm, up->name, up->name);
+		return -1;
+	}
+	start--;
+	memcpy(e->push, member + start, (a + 1) * sizeof *member);
+	e->npush = a + 1;
+	for (uint64_t j = 0; j < nm && e->npush < m; j++) {
+		if (j >= start && j <= start + a)
+			continue;
+		e->push[e->npush] = member[j];
+		if (thrashes(c, lv, NULL, e->push, e->npush + 1, e->region, &yes, err, len) < 0)
+			return -1;
+		e->npush += !yes;
+	}
+	e->pushers_apart = 0;
+	return 0;
+}
+
 /* Counters: which pushers fall in the set X that t[0..n-1] overflows
  * with them (pushers at the pool's own page offset may): with a line g
  * out of X (with it for t[0] the walk fits) swapped in for a pusher, the
@@ -639,10 +758,14 @@ static int sort_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	uint64_t u[AMP_MAX_CONG + 1], all[AMP_MAX_CONG], out[AMP_MAX_CONG], g = UINT64_MAX, keep = 0;
 	int yes = 1;
 
-	/* g: among the lines group testing dropped, then the pool past the
-	 * search. */
+	/* g: below L2 a line out of the pushers' L2 set; else among the
+	 * lines group testing dropped, then the pool past the search. */
 	for (uint64_t i = 0, tried = 0; yes && tried < OUTSIDER_TRIES; i++) {
-		if (i < e->nset)
+		if (e->has_outsider && i > 0)
+			break;
+		if (e->has_outsider)
+			g = e->outsider;
+		else if (i < e->nset)
 			g = e->set[i];
 		else if (e->searched + (i - e->nset) < e->push_from)
 			g = e->pool[e->searched + (i - e->nset)];
@@ -690,7 +813,7 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	uint64_t t[AMP_MAX_CONG + 1], n = e->nset, in_x[AMP_MAX_CONG], nx = 0;
 	int yes, less = 1;
 
-	if (pick_pushers(c, lv, e, err, len) < 0)
+	if ((lv->above->level > 1 ? pick_pushers_below(c, lv, e, err, len) : pick_pushers(c, lv, e, err, len)) < 0)
 		return -1;
 	memcpy(t, e->set, n * sizeof *t);
 	if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)
@@ -712,6 +835,12 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	memcpy(e->set, t, n * sizeof *t);
 	memcpy(e->set + n, in_x, nx * sizeof *in_x);
 	e->nset = n + nx;
+	/* Below L2, L2's ways + 1 pushers out of the set do (each of its
+	 * lines then has at least as many lines of L2's set between its
+	 * turns as L2 has ways); the rest only made every later walk
+	 * dearer. */
+	if (lv->above->level > 1)
+		e->npush = (uint64_t)lv->above->thrash_ways + 1;
 	/* The set must thrash, and fit without its first line. */
 	if (thrashes(c, lv, e, e->set, e->nset, e->region, &yes, err, len) < 0)
 		return -1;
@@ -840,6 +969,21 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 	return count_joiners(c, lv, e, g + k / 2, k - k / 2, joined, err, len);
 }
 
+/* Counters: candidates tested at once for joining e's set: its ways,
+ * so that the group alone overflows no other set.  Below L2 with
+ * pushers, only the lines in the pushers' L2 set (one in L2's way over
+ * the page) reach this level at all, so as many groups of ways go in
+ * one; a group that overflows a set the pushers fill is halved down to
+ * lines that count_joiners tells apart. */
+static uint64_t group_size(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e)
+{
+	uint64_t k = e->nset - 1, up_way = (uint64_t)lv->above->way.value;
+
+	if (e->npush && lv->above->level > 1 && up_way > c->page)
+		k *= up_way / c->page;
+	return k < AMP_MAX_CONG ? k : AMP_MAX_CONG;
+}
+
 /* Counters: candidates are the pool's lines past those the search
  * walked (among which the set's colour is over-represented: it filled a
  * set there first) and before the pushers', tested a group at a time
@@ -853,7 +997,7 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t *tested,
 			 uint64_t *joined, char *err, size_t len)
 {
-	uint64_t k = e->nset - 1, g[AMP_MAX_CONG], m = 0;
+	uint64_t k = group_size(c, lv, e), g[AMP_MAX_CONG], m = 0;
 	uint64_t lines = 3 * e->nset < AMP_SET_LINES_MAX - e->nset ? 3 * e->nset : AMP_SET_LINES_MAX - e->nset;
 	uint64_t range = (e->npush ? e->push_from : e->npool) - e->searched;
 	uint64_t *order = malloc(range * sizeof *order);
@@ -1421,11 +1565,6 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 
 	if (!e->nset) {
 		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
-		return -1;
-	}
-	if (up->level > 1 && (!up->way.known || (uint64_t)up->way.value > c->page)) {
-		snprintf(err, len, "%s: its pool's lines fall in many sets of %s above it (a way there spans more than a page), so no line can be kept there or pushed out of it",
-			 lv->name, up->name);
 		return -1;
 	}
 	/* Touches of K: by timing one word each, one word left for its

@@ -791,21 +791,31 @@ static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level 
 
 /* Sets by experiment: whether the rounds can run on the level's set
  * lines (groups of ways + 1, two at least) with no evictors: every level
- * above must hold them all in one set of its own (its way within a
- * page), so that lines in between push a line out of it. */
-static int found_set_usable(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+ * above must hold them all in one set of its own (its way no larger),
+ * so that lines in between push a line out of it, and none be
+ * exclusive. */
+static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 {
 	if (lv->nset_lines < 2 * (lv->thrash_ways + 1)) {
 		snprintf(why, len, "its sets came from eviction sets, which kept %d lines of one set (the rounds need %d)",
 			 lv->nset_lines, 2 * (lv->thrash_ways + 1));
 		return 0;
 	}
-	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (a->level > 1 && (!a->way.known || (uint64_t)a->way.value > c->page)) {
-			snprintf(why, len, "its sets came from eviction sets, whose lines fall in many sets of %s above it (a way there spans more than a page): nothing gets every test access past it",
+	/* Lines of one set here lie in one set of each level above whose
+	 * way divides this one's (with pushers below L2 too: mod_evset.c),
+	 * so lines in between push a line out of those. */
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (!a->way.known || (uint64_t)a->way.value > (uint64_t)lv->way.value) {
+			snprintf(why, len, "its sets came from eviction sets, whose lines fall in many sets of %s above it (its way is larger): nothing gets every test access past it",
 				 a->name);
 			return 0;
 		}
+		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE) {
+			snprintf(why, len, "its sets came from eviction sets, and %s above is exclusive: a line between two accesses may sit there or in %s, which the rounds on the set's lines do not model",
+				 a->name, a->above->name);
+			return 0;
+		}
+	}
 	return 1;
 }
 
@@ -816,7 +826,7 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "needs the associativity and way size first");
 		return 0;
 	}
-	if (amp_strides_mislead(c, lv) && !found_set_usable(c, lv, why, len))
+	if (amp_strides_mislead(c, lv) && !found_set_usable(lv, why, len))
 		return 0; /* strides would probe lines of many sets: no policy fits */
 	if (lv->thrash_ways == 1) {
 		snprintf(why, len, "direct-mapped: no choice to make");

@@ -474,10 +474,25 @@ static int pushers_fit(const struct gen_level *want, uint64_t page)
 	return colours > 1 && (colours - 1) * want[1].ways >= 2 * pushers;
 }
 
+/* Whether pushers surely fit L3 (mod_evset.c): lines of the set of L2
+ * that L3's set lies in, found by L2's misses, so L2 must show its own
+ * sets (more ways than L1, not exclusive); L2's ways + 1 of them must
+ * fit the L3 sets in that L2 set, with room to spare; an exclusive L3
+ * is out of reach (its pushers cannot be told from its set). */
+static int pushers_below_fit(const struct gen_level *want, int k)
+{
+	uint64_t sub = want[k].sets * want[k].line / (want[k - 1].sets * want[k - 1].line);
+
+	return k == 2 && want[1].ways > want[0].ways && want[1].incl != AMP_INCL_EXCLUSIVE &&
+	       want[2].incl != AMP_INCL_EXCLUSIVE && 2 * want[1].ways + 2 <= AMP_MAX_CONG && sub >= 2 &&
+	       2 * (want[1].ways + 1) <= sub * want[2].ways;
+}
+
 /* Scattered frames: a level below L1 whose way spans more than a page is
  * found by eviction sets, which need more ways than every level above
- * it (else those levels hold the set; see amp(1)), or for L2 pushers
- * that keep its set out of L1, and the levels between found first.
+ * it (else those levels hold the set; see amp(1)), or pushers that
+ * keep its set out of the level above (pushers_fit, pushers_below_fit),
+ * and the levels between found first.
  * Such a level must come out exact; any other exact, or unknown with a
  * reason. */
 static int scattered_reachable(const struct gen_level *want, int k, uint64_t page)
@@ -492,7 +507,8 @@ static int scattered_reachable(const struct gen_level *want, int k, uint64_t pag
 		if (j > 0 && !scattered_reachable(want, j, page))
 			return 0;
 	}
-	return want[k].sets * want[k].line <= page || want[k].ways > most_above || (k == 1 && pushers_fit(want, page));
+	return want[k].sets * want[k].line <= page || want[k].ways > most_above || (k == 1 && pushers_fit(want, page)) ||
+	       pushers_below_fit(want, k);
 }
 
 static void test_matrix(void)
@@ -679,23 +695,28 @@ static int by_evsets(const struct amp_level *lv)
 	return lv->sets_by_experiment && lv->way.known && lv->way.value > 4096;
 }
 
+/* Whether a level keeps a line touched before every access of a walk
+ * of others of its set (LRU, two ways or more). */
+static int keeps_touched(const struct gen_level *g)
+{
+	return g->ways >= 2 && (strcmp(g->pol, "lru") == 0 || (g->ways == 2 && strcmp(g->pol, "plru") == 0));
+}
+
 /* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
- * run on the eviction-set lines of level k: every level above holds them
- * in one set (level 1, or a way within a page), for replacement the
- * level is not random with 16 ways or more (amp(1): not covered), and
- * for inclusion the level right above can keep a line through them
- * (LRU, two ways or more). */
+ * run on the eviction-set lines of level k: no level between it and L1
+ * is exclusive with a way past a page (its set is out of reach), for
+ * replacement the level is not random with 16 ways or more (amp(1): not
+ * covered) and none above is exclusive, and for inclusion a level above
+ * can keep a line through them (the one right above, or L1 above L2). */
 static int evset_testable(const struct gen_level *want, int k, int q)
 {
-	const struct gen_level *up = &want[k - 1];
-
 	for (int j = 1; j < k; j++)
-		if (want[j].sets * want[j].line > 4096)
+		if (want[j].incl == AMP_INCL_EXCLUSIVE && (q == 0 || want[j].sets * want[j].line > 4096))
 			return 0;
 	if (q == 0 && strcmp(want[k].pol, "random") == 0 && want[k].ways >= 16)
 		return 0;
 	if (q == 2)
-		return up->ways >= 2 && (strcmp(up->pol, "lru") == 0 || (up->ways == 2 && strcmp(up->pol, "plru") == 0));
+		return keeps_touched(&want[k - 1]) || (k == 2 && keeps_touched(&want[0]));
 	return 1;
 }
 
@@ -828,16 +849,16 @@ static void test_policy_matrix(void)
 		       what[q], exact_evset[q], checked_evset[q], unreached_evset[q]);
 }
 
-/* What an L2 that came out wrong reads, with the reasons. */
-static void diag_l2(uint64_t seed, const char *spec, const struct amp_level *l2)
+/* What a level that came out wrong reads, with the reasons. */
+static void diag_level(uint64_t seed, const char *spec, const struct amp_level *lv)
 {
 	tap_diag("seed %llu, %s: ways %lld (%s), size %lld, inclusion %s (%s), replacement %s (%s)",
 		 (unsigned long long)seed, spec,
-		 l2 ? (long long)l2->assoc.value : 0, l2 ? l2->assoc.reason : "-", l2 ? (long long)l2->size.value : 0,
-		 l2 && l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : "?",
-		 l2 ? l2->inclusion.reason : "-",
-		 l2 && l2->replacement.known ? amp_policy_names[l2->replacement.value] : "?",
-		 l2 ? l2->replacement.reason : "-");
+		 lv ? (long long)lv->assoc.value : 0, lv ? lv->assoc.reason : "-", lv ? (long long)lv->size.value : 0,
+		 lv && lv->inclusion.known ? amp_inclusion_names[lv->inclusion.value] : "?",
+		 lv ? lv->inclusion.reason : "-",
+		 lv && lv->replacement.known ? amp_policy_names[lv->replacement.value] : "?",
+		 lv ? lv->replacement.reason : "-");
 }
 
 /* Scattered frames with noise: an L2 found by eviction sets gets its
@@ -873,7 +894,7 @@ static void test_scattered_policies(void)
 				     l2->inclusion.value == (i ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE);
 				exact += ok;
 				if (!ok)
-					diag_l2(seed, spec, l2);
+					diag_level(seed, spec, l2);
 				mod_sim_free(&ms);
 			}
 	tap_ok(exact == runs, "scattered frames, noise 0.01: L2's replacement and inclusion by its eviction sets, exact in %d of %d runs (4 policies, nine and inclusive, 3 seeds)",
@@ -914,10 +935,49 @@ static void test_pushed_policies(void)
 				: amp_param_conclusive(&l2->replacement) && l2->replacement.value == p);
 			exact += ok;
 			if (!ok)
-				diag_l2(1, spec, l2);
+				diag_level(1, spec, l2);
 			mod_sim_free(&ms);
 		}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 of 8 ways under L1d's 16, by pushers: exact in %d of %d runs (4 policies, NINE and exclusive)",
+	       exact, runs);
+}
+
+/* Scattered frames with noise: an L3 with no more ways than L2 above it
+ * (its minimal set would be L2's), found with pushers from its L2 set
+ * (mod_evset.c): ways, size, replacement and inclusion, for the four
+ * policies of a NINE 8-way L3 and an inclusive 16-way one. */
+static void test_pushed_l3(void)
+{
+	static const char *const policies[] = { "lru", "plru", "fifo", "random" };
+	int exact = 0, runs = 0;
+
+	for (int p = 0; p < 5; p++) {
+		char spec[256], err[512];
+		const struct amp_level *l3;
+		int inclusive = p == 4, ways = inclusive ? 16 : 8, ok;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=256K,assoc=16;"
+			 "L3:size=%dM,assoc=%d,policy=%s,inclusion=%s",
+			 ways / 8, ways, policies[p % 4], inclusive ? "inclusive" : "nine");
+		runs++;
+		if (mod_sim_run_pages(&ms, spec, 0.01, 1, 8, 8, "L3", NULL, 1, err, sizeof err) < 0) {
+			tap_ok(0, "%s: %s", spec, err);
+			mod_sim_free(&ms);
+			continue;
+		}
+		l3 = level("L3");
+		ok = l3 && l3->sets_by_experiment && amp_param_conclusive(&l3->assoc) && l3->assoc.value == ways &&
+		     amp_param_conclusive(&l3->size) && l3->size.value == (ways / 8) << 20 &&
+		     amp_param_conclusive(&l3->inclusion) &&
+		     l3->inclusion.value == (inclusive ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE) &&
+		     amp_param_conclusive(&l3->replacement) && l3->replacement.value == p % 4;
+		exact += ok;
+		if (!ok)
+			diag_level(1, spec, l3);
+		mod_sim_free(&ms);
+	}
+	tap_ok(exact == runs, "scattered frames, noise 0.01, L3 of no more ways than L2, by pushers from its L2 set: exact in %d of %d runs (4 policies NINE, one inclusive)",
 	       exact, runs);
 }
 
@@ -984,6 +1044,7 @@ int main(void)
 		test_scattered_awkward();
 		test_scattered_policies();
 		test_pushed_policies();
+		test_pushed_l3();
 	}
 	test_matrix();
 	test_policy_matrix();
