@@ -325,6 +325,35 @@ static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct am
 	return 0;
 }
 
+/* Counters, where evictors would overflow this level's other sets: the
+ * test lines (their stride a multiple of the evictor step, so all in
+ * one set above) and then m pushers, lines of that set above at odd
+ * multiples of the step (other sets here, m / sets of them in each, no
+ * more than its ways), so every test line leaves the level above before
+ * its next turn (the walk overflows that set, whatever its policy) and
+ * only this level can hold it.  Cheaper in room than evictors: m lines
+ * for the whole walk, not the ways above for every few test lines. */
+static int pushed_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint64_t base, uint64_t stride,
+			    uint64_t n, uint64_t m, uint64_t far, double *rate, char *err, size_t len)
+{
+	uint64_t step = amp_evictor_step(lv), sets = (uint64_t)lv->way.value / (2 * step);
+	uint64_t *off = malloc((n + m) * sizeof *off);
+	struct amp_plan p;
+	int seq = -1;
+
+	amp_plan_init(&p, "cyclic", far * (2 + m / sets) + 64);
+	p.huge = lv->kind == AMP_KIND_CACHE;
+	if (off) {
+		for (uint64_t i = 0; i < n; i++)
+			off[i] = base + i * stride;
+		for (uint64_t j = 0; j < m; j++)
+			off[n + j] = far * (1 + j / sets) + base + (2 * (j % sets) + 1) * step;
+		seq = amp_plan_add_seq(&p, off, (size_t)(n + m));
+		free(off);
+	}
+	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
+}
+
 static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 			    uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 			    char *err, size_t len)
@@ -352,15 +381,25 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 	/* Counters with evictors from here on. */
 	if (lv->way.known && lv->thrash_ways > 0) {
 		/* Evictors share this level's other sets; once its geometry is
-		 * known, refuse walks whose evictors would overflow them. */
+		 * known, walks whose evictors would overflow them take
+		 * pushers instead, or are refused. */
 		uint64_t step = amp_evictor_step(lv), visits = amp_evictor_visits(lv);
 		uint64_t groups = (n + visits - 1) / visits;
 		uint64_t sets = (uint64_t)lv->way.value / (2 * step);
 
 		if (sets == 0 || groups * (uint64_t)lv->above->thrash_ways > sets * (uint64_t)lv->thrash_ways) {
-			snprintf(err, len, "%s: too few sets to hold the lines that evict %llu test lines from %s",
-				 lv->name, (unsigned long long)n, lv->above->name);
-			return -1;
+			/* 2 x the ways above + 2 where they fit; at least
+			 * enough that the walk overflows the set above. */
+			uint64_t above = (uint64_t)lv->above->thrash_ways, m = 2 * above + 2;
+
+			if (m > sets * (uint64_t)lv->thrash_ways)
+				m = sets * (uint64_t)lv->thrash_ways;
+			if (sets == 0 || stride % step || n + m <= above + 1) {
+				snprintf(err, len, "%s: too few sets to hold the lines that evict %llu test lines from %s",
+					 lv->name, (unsigned long long)n, lv->above->name);
+				return -1;
+			}
+			return pushed_rate_walk(c, lv, base, stride, n, m, far, rate, err, len);
 		}
 	}
 	amp_plan_init(&p, "cyclic", 2 * far + far * n + 64);
