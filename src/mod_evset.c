@@ -1550,6 +1550,100 @@ static int pair_fits(struct amp_ctx *c, const struct amp_level *lv, const struct
 	return 0;
 }
 
+/* Counters: the stores' inclusion test (inclusion_by_stores) waited for
+ * the joiners of the way vote: the inclusion vote runs again after it. */
+static _Thread_local int stores_want_joiners;
+
+/* Counters: misses of ev in a plan that flushes `load` and `store`,
+ * loads `load` (unmeasured), stores to `store` (unmeasured), then loads
+ * `probe` (measured); the mean over the repetitions (each run is a few
+ * misses or none). */
+static int stored_between(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t load,
+			  const uint64_t *store, uint64_t n, const uint64_t *probe, uint64_t np, enum amp_event ev,
+			  double *misses, char *err, size_t len)
+{
+	struct amp_plan p;
+	uint64_t all[AMP_SET_LINES_MAX + 1];
+	int f, k, s, q, rc;
+
+	memcpy(all, store, n * sizeof *all);
+	all[n] = load;
+	amp_plan_init(&p, "inclusion, stores", e->region);
+	p.arena = counted_frames(lv);
+	f = amp_plan_add_seq(&p, all, (size_t)(n + 1));
+	k = amp_plan_add_seq(&p, &load, 1);
+	s = amp_plan_add_seq(&p, store, (size_t)n);
+	q = amp_plan_add_seq(&p, probe, (size_t)np);
+	if (f < 0 || k < 0 || s < 0 || q < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "out of memory for an inclusion test");
+		return -1;
+	}
+	amp_plan_add_pass(&p, f, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, k, AMP_OP_TOUCH, 1, 0);
+	amp_plan_add_pass(&p, s, AMP_OP_STORE, 1, 0);
+	amp_plan_add_pass(&p, q, AMP_OP_TOUCH, 1, 1);
+	rc = amp_count_mean(c, &p, ev, misses, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* Counters, where L1 cannot keep a line through a walk of its set
+ * (direct-mapped or FIFO): stores that bypass L1 (write-no-allocate
+ * there) but allocate here fill K's set here without touching L1.  K
+ * loaded, the set's other lines (and joiners) stored, K loaded again:
+ * an inclusive level took K from L1 when the stores evicted it here,
+ * so K misses here; a NINE one left it in L1.  Checked first: the
+ * stores leave a line of L1's set out of this set in L1 (they bypass
+ * L1), and ways of them stored then loaded hit here (they allocate). */
+static int inclusion_by_stores(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, uint64_t other,
+			       int64_t *value, char *err, size_t len)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t ways = e->nset - 1, store[AMP_SET_LINES_MAX], n = 0;
+	double kept_above, missed_here, reload;
+
+	for (uint64_t i = 1; i < e->nset; i++)
+		store[n++] = e->set[i];
+	for (uint64_t i = 0; i < e->njoin && n < AMP_SET_LINES_MAX; i++)
+		store[n++] = e->join[i];
+	/* Under random replacement K goes only after many more stores than
+	 * ways (the first fill the ways a flush left empty): the joiners
+	 * too, which the way vote finds. */
+	if (n < 3 * ways) {
+		stores_want_joiners = 1;
+		snprintf(err, len, "the way vote's joiners are not known yet");
+		return -1;
+	}
+	if (stored_between(c, lv, e, other, store, n, &other, 1, up->ev, &kept_above, err, len) < 0 ||
+	    stored_between(c, lv, e, other, store, ways, store, ways, lv->ev, &missed_here, err, len) < 0)
+		return -1;
+	if (kept_above >= 0.5 || missed_here >= ways / 2.0) {
+		snprintf(err, len, "stores %s", kept_above >= 0.5 ? "allocate there too" : "do not allocate here");
+		return -1;
+	}
+	if (stored_between(c, lv, e, e->set[0], store, n, &e->set[0], 1, lv->ev, &reload, err, len) < 0)
+		return -1;
+	*value = reload >= 0.5 ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+	return 0;
+}
+
+/* Counters: the stores' test where L1 cannot keep a line (why says
+ * how), or -1 with why and the reason the stores cannot stand in. */
+static int kept_by_stores(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
+			  const char *why, char *err, size_t len)
+{
+	char tail[AMP_REASON_LEN];
+	uint64_t other;
+
+	if (incl_control(c, lv, e, &other, err, len) < 0)
+		return -1;
+	if (inclusion_by_stores(c, lv, e, other, value, tail, sizeof tail) == 0)
+		return 0;
+	snprintf(err, len, "%s: %s %s, and no store can stand in (%s)", lv->name, lv->above->name, why, tail);
+	return -1;
+}
+
 static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 				 char *err, size_t len)
 {
@@ -1571,11 +1665,10 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	 * reload, and at most half of L1's ways between two of them; with
 	 * counters one before every line of the walk. */
 	every = lv->method == AMP_METHOD_COUNTERS ? 1 : words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
-	if (lv->method == AMP_METHOD_COUNTERS && up->thrash_ways < 2) {
-		snprintf(err, len, "%s: %s above it is direct-mapped: no line can be kept there through a walk of its set",
-			 lv->name, up->name);
-		return -1;
-	}
+	if (lv->method == AMP_METHOD_COUNTERS && up->thrash_ways < 2)
+		return kept_by_stores(c, lv, e, value,
+				      "above it is direct-mapped: no line can be kept there through a walk of its set", err,
+				      len);
 	if (lv->method == AMP_METHOD_TIMING && (words < 2 || 2 * every > (uint64_t)up->assoc.value)) {
 		snprintf(err, len, "%s: %s's %lld-byte lines hold too few words to keep a line there through a walk of %llu lines",
 			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
@@ -1598,11 +1691,10 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		if (control_kept(c, lv, e, &y, &kept, err, len) < 0)
 			return -1;
-		if (!kept) {
-			snprintf(err, len, "%s: %s did not keep a line touched every %llu misses there (FIFO or tree PLRU?)",
-				 lv->name, up->name, (unsigned long long)every);
-			return -1;
-		}
+		if (!kept)
+			return kept_by_stores(c, lv, e, value,
+					      "did not keep a line touched before every miss there (FIFO or tree PLRU?)", err,
+					      len);
 	}
 	/* The flush: with counters the set's lines and the pushers; by
 	 * timing lines from the end of the pool (none in the target's set). */
@@ -1857,6 +1949,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	 * the way vote must not count; with pushers the ways are its own,
 	 * and the inclusion test wants the joiners the way vote finds. */
 	pushed_sets = pushed(c);
+	stores_want_joiners = 0;
 	if (!pushed_sets) {
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
@@ -1865,7 +1958,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
-	if (pushed_sets)
+	if (pushed_sets || (stores_want_joiners && !amp_param_conclusive(&lv->inclusion)))
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, ways.value);

@@ -707,7 +707,8 @@ static int keeps_touched(const struct gen_level *g)
  * is exclusive with a way past a page (its set is out of reach), for
  * replacement the level is not random with 16 ways or more (amp(1): not
  * covered) and none above is exclusive, and for inclusion a level above
- * can keep a line through them (the one right above, or L1 above L2). */
+ * can keep a line through them (the one right above, or L1 above L2),
+ * or stores pass every level above and allocate here. */
 static int evset_testable(const struct gen_level *want, int k, int q)
 {
 	for (int j = 1; j < k; j++)
@@ -715,8 +716,13 @@ static int evset_testable(const struct gen_level *want, int k, int q)
 			return 0;
 	if (q == 0 && strcmp(want[k].pol, "random") == 0 && want[k].ways >= 16)
 		return 0;
-	if (q == 2)
-		return keeps_touched(&want[k - 1]) || (k == 2 && keeps_touched(&want[0]));
+	if (q == 2) {
+		int stores_pass = !want[k].noalloc && want[k].incl != AMP_INCL_EXCLUSIVE;
+
+		for (int j = 0; j < k; j++)
+			stores_pass = stores_pass && want[j].noalloc;
+		return keeps_touched(&want[k - 1]) || (k == 2 && keeps_touched(&want[0])) || stores_pass;
+	}
 	return 1;
 }
 
@@ -901,6 +907,34 @@ static void test_scattered_policies(void)
 	       exact, runs);
 }
 
+/* Runs spec on scattered frames with noise 0.01 (8 votes of 8 runs)
+ * through level `name`: that level, or NULL after a failed tap line
+ * that says why. */
+static const struct amp_level *run_scattered_noisy(const char *spec, const char *name)
+{
+	char err[512];
+
+	if (mod_sim_run_pages(&ms, spec, 0.01, 1, 8, 8, name, NULL, 1, err, sizeof err) < 0) {
+		tap_ok(0, "%s: %s", spec, err);
+		mod_sim_free(&ms);
+		return NULL;
+	}
+	if (!level(name)) {
+		tap_ok(0, "%s: no level %s", spec, name);
+		mod_sim_free(&ms);
+	}
+	return level(name);
+}
+
+/* 1 where ok, else 0 and what lv read; frees the run. */
+static int judged(int ok, const char *spec, const struct amp_level *lv)
+{
+	if (!ok)
+		diag_level(1, spec, lv);
+	mod_sim_free(&ms);
+	return ok;
+}
+
 /* Scattered frames, noise 0.01, an L2 of fewer ways than L1d above it
  * (16 ways, a 4 KiB way: pushers at the pool's page offset, sorted out
  * of the set): its geometry, inclusion and replacement through the
@@ -913,7 +947,7 @@ static void test_pushed_policies(void)
 
 	for (int p = 0; p < 4; p++)
 		for (int x = 0; x < 2; x++) {
-			char spec[256], err[512];
+			char spec[256];
 			const struct amp_level *l2;
 			int ok;
 
@@ -921,22 +955,15 @@ static void test_pushed_policies(void)
 				 "L1d:size=64K,assoc=16;L1i:size=32K,assoc=8;L2:size=1M,assoc=8,policy=%s,inclusion=%s",
 				 policies[p], x ? "exclusive" : "nine");
 			runs++;
-			if (mod_sim_run_pages(&ms, spec, 0.01, 1, 8, 8, "L2", NULL, 1, err, sizeof err) < 0) {
-				tap_ok(0, "%s: %s", spec, err);
-				mod_sim_free(&ms);
+			if (!(l2 = run_scattered_noisy(spec, "L2")))
 				continue;
-			}
-			l2 = level("L2");
-			ok = l2 && l2->sets_by_experiment && amp_param_conclusive(&l2->assoc) && l2->assoc.value == 8 &&
+			ok = l2->sets_by_experiment && amp_param_conclusive(&l2->assoc) && l2->assoc.value == 8 &&
 			     amp_param_conclusive(&l2->size) && l2->size.value == 1 << 20 &&
 			     amp_param_conclusive(&l2->inclusion) &&
 			     l2->inclusion.value == (x ? AMP_INCL_EXCLUSIVE : AMP_INCL_NINE) &&
 			     (x ? l2->effective_size.known && l2->effective_size.value == (1 << 20) + (64 << 10)
 				: amp_param_conclusive(&l2->replacement) && l2->replacement.value == p);
-			exact += ok;
-			if (!ok)
-				diag_level(1, spec, l2);
-			mod_sim_free(&ms);
+			exact += judged(ok, spec, l2);
 		}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 of 8 ways under L1d's 16, by pushers: exact in %d of %d runs (4 policies, NINE and exclusive)",
 	       exact, runs);
@@ -952,7 +979,7 @@ static void test_pushed_l3(void)
 	int exact = 0, runs = 0;
 
 	for (int p = 0; p < 5; p++) {
-		char spec[256], err[512];
+		char spec[256];
 		const struct amp_level *l3;
 		int inclusive = p == 4, ways = inclusive ? 16 : 8, ok;
 
@@ -961,24 +988,58 @@ static void test_pushed_l3(void)
 			 "L3:size=%dM,assoc=%d,policy=%s,inclusion=%s",
 			 ways / 8, ways, policies[p % 4], inclusive ? "inclusive" : "nine");
 		runs++;
-		if (mod_sim_run_pages(&ms, spec, 0.01, 1, 8, 8, "L3", NULL, 1, err, sizeof err) < 0) {
-			tap_ok(0, "%s: %s", spec, err);
-			mod_sim_free(&ms);
+		if (!(l3 = run_scattered_noisy(spec, "L3")))
 			continue;
-		}
-		l3 = level("L3");
-		ok = l3 && l3->sets_by_experiment && amp_param_conclusive(&l3->assoc) && l3->assoc.value == ways &&
+		ok = l3->sets_by_experiment && amp_param_conclusive(&l3->assoc) && l3->assoc.value == ways &&
 		     amp_param_conclusive(&l3->size) && l3->size.value == (ways / 8) << 20 &&
 		     amp_param_conclusive(&l3->inclusion) &&
 		     l3->inclusion.value == (inclusive ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE) &&
 		     amp_param_conclusive(&l3->replacement) && l3->replacement.value == p % 4;
-		exact += ok;
-		if (!ok)
-			diag_level(1, spec, l3);
-		mod_sim_free(&ms);
+		exact += judged(ok, spec, l3);
 	}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L3 of no more ways than L2, by pushers from its L2 set: exact in %d of %d runs (4 policies NINE, one inclusive)",
 	       exact, runs);
+}
+
+/* Scattered frames with noise: a FIFO or direct-mapped L1d keeps no
+ * line through a walk of its set, so L2's inclusion comes from stores
+ * that pass L1d (write-no-allocate) and allocate in L2 (mod_evset.c):
+ * NINE and inclusive under an lru and a random L2, and under a
+ * direct-mapped L1d.  An L1d that allocates stores leaves it unknown,
+ * with the reason. */
+static void test_stored_inclusion(void)
+{
+	static const char *const l1[] = { "size=16K,assoc=4,policy=fifo", "size=8K,assoc=1" };
+	int exact = 0, runs = 0;
+
+	for (int k = 0; k < 6; k++) {
+		char spec[256];
+		const struct amp_level *l2;
+		int inclusive = k % 2, ok;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:%s,write=noallocate;L1i:size=16K,assoc=4;L2:size=1M,assoc=8,policy=%s,inclusion=%s",
+			 l1[k / 4], k / 2 == 1 ? "random" : "lru", inclusive ? "inclusive" : "nine");
+		runs++;
+		if (!(l2 = run_scattered_noisy(spec, "L2")))
+			continue;
+		ok = l2->sets_by_experiment && amp_param_conclusive(&l2->inclusion) &&
+		     l2->inclusion.value == (inclusive ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE);
+		exact += judged(ok, spec, l2);
+	}
+	tap_ok(exact == runs, "scattered frames, noise 0.01, L1d FIFO or direct-mapped: L2's inclusion by stores past L1d, exact in %d of %d runs",
+	       exact, runs);
+	{
+		char err[512];
+		const struct amp_level *l2;
+		int rc = mod_sim_run_pages(&ms, "L1d:size=16K,assoc=4,policy=fifo;L1i:size=16K,assoc=4;L2:size=1M,assoc=8",
+					   0, 1, 3, 3, "L2", NULL, 1, err, sizeof err);
+
+		l2 = rc == 0 ? level("L2") : NULL;
+		tap_ok(l2 && !l2->inclusion.known && strstr(l2->inclusion.reason, "stores allocate there too"),
+		       "an L1d that allocates stores: L2's inclusion unknown (%s)", l2 ? l2->inclusion.reason : err);
+		mod_sim_free(&ms);
+	}
 }
 
 /* Voting: a split first round, then as many votes again (amp_vote_more,
@@ -1045,6 +1106,7 @@ int main(void)
 		test_scattered_policies();
 		test_pushed_policies();
 		test_pushed_l3();
+		test_stored_inclusion();
 	}
 	test_matrix();
 	test_policy_matrix();
