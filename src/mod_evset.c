@@ -908,7 +908,15 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
 		return -1;
 	if (!yes && pushers_possible(lv) && !e->npush) {
-		if (with_pushers(c, lv, e, err, len) < 0 || any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
+		if (with_pushers(c, lv, e, err, len) < 0) {
+			/* Say why pushers were tried: the set looked exclusive. */
+			size_t used = strlen(err);
+
+			snprintf(err + used, len - used, " (its %llu-line set thrashed in one order only: exclusive?)",
+				 (unsigned long long)e->nset);
+			return -1;
+		}
+		if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
 			return -1;
 	}
 	if (!yes) {

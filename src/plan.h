@@ -17,8 +17,8 @@
  * ended with 16 to 35 lines where 16 do). */
 enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH };
 
-#define AMP_PLAN_MAX_SEQ 8
-#define AMP_PLAN_MAX_PASS 16
+#define AMP_PLAN_MAX_SEQ 16
+#define AMP_PLAN_MAX_PASS 32
 #define AMP_PLAN_WHOLE_REGION (-1)
 
 /* Distinct offsets, visited in this order; a load pass follows them as a
