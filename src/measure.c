@@ -131,6 +131,33 @@ const struct amp_level *amp_level_top(const struct amp_level *lv)
 	return lv;
 }
 
+const struct amp_level *amp_spread_above(const struct amp_level *lv)
+{
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (!a->way.known || (uint64_t)a->way.value > (uint64_t)lv->way.value)
+			return a;
+	return NULL;
+}
+
+uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npush)
+{
+	uint64_t region = 0;
+
+	for (int i = 0; i < lv->nset_lines; i++)
+		region = lv->set_lines[i] + unit > region ? lv->set_lines[i] + unit : region;
+	for (int i = 0; i < npush; i++)
+		region = lv->set_pushers[i] + unit > region ? lv->set_pushers[i] + unit : region;
+	return region;
+}
+
+const struct amp_level *amp_find_l1i(const struct amp_ctx *c)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].kind == AMP_KIND_CACHE && c->lv[i].side == AMP_SIDE_INSN && c->lv[i].level == 1)
+			return &c->lv[i];
+	return NULL;
+}
+
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way)
 {
@@ -795,6 +822,14 @@ static void mark_nc(struct amp_level *lv)
 		amp_param_unknown(amp_level_param(lv, i), "%s", lv->nc_reason);
 }
 
+/* The frames of the set lines mod_evset.c kept (real machine), once
+ * the modules that use them (replacement, write) are done. */
+static void release_set_frames(struct amp_ctx *c)
+{
+	for (int i = 0; i < c->nlv; i++)
+		amp_arena_close(&c->lv[i].set_arena);
+}
+
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)
 {
 	for (int i = 0; i < c->nlv; i++)
@@ -836,9 +871,12 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 				}
 		}
 		amp_trace_set_module(NULL);
-		if (last && strcmp(mod->name, last) == 0)
+		if (last && strcmp(mod->name, last) == 0) {
+			release_set_frames(c);
 			return 0;
+		}
 	}
+	release_set_frames(c);
 	if (last) {
 		snprintf(err, len, "no module named %s", last);
 		return -1;

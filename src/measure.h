@@ -82,6 +82,9 @@ struct amp_level {
 	struct amp_param inclusion;      /* amp_inclusion_id */
 	struct amp_param unified;        /* 1 unified, 0 this side only */
 	int fully_associative;
+	/* The inclusion test ruled exclusion out in most votes, whether or
+	 * not it told inclusive from NINE (mod_inclusion.c). */
+	int not_exclusive;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
 	/* Counters: virtual strides did not predict this physically
 	 * indexed level's sets (scattered page frames), so eviction sets
@@ -89,7 +92,7 @@ struct amp_level {
 	int sets_by_experiment;
 	/* ...and then lines of one of its sets (offsets at one page offset,
 	 * one per page), for the tests that place lines in a set by strides
-	 * elsewhere (mod_replace.c). */
+	 * elsewhere (mod_replace.c, mod_write.c). */
 	uint64_t set_lines[AMP_SET_LINES_MAX];
 	int nset_lines;
 	/* ...and where L1 above has as many ways: lines of L1's set out of
@@ -97,7 +100,7 @@ struct amp_level {
 	uint64_t set_pushers[AMP_MAX_CONG];
 	int nset_pushers;
 	/* Real machine: the frames those lines were found on (mapped until
-	 * the replacement test is done with them). */
+	 * every module is done: replacement and write use them). */
 	struct amp_arena set_arena;
 	char code[160];         /* instruction side: which code ran ("" data side) */
 };
@@ -261,6 +264,15 @@ void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_para
 void amp_param_measured(struct amp_param *p, int64_t value, const char *method);
 /* The first level of lv's side (L1d, L1i, DTLB...). */
 const struct amp_level *amp_level_top(const struct amp_level *lv);
+/* The first level above lv whose way is unknown or larger than lv's
+ * (lines of one set of lv then fall in many sets there), or NULL:
+ * lines of one set of lv lie in one set of every level above. */
+const struct amp_level *amp_spread_above(const struct amp_level *lv);
+/* The region that holds lv's kept set lines and its first npush
+ * pushers (mod_evset.c), each `unit` bytes long. */
+uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npush);
+/* The level-1 instruction cache of c's hierarchy, or NULL. */
+const struct amp_level *amp_find_l1i(const struct amp_ctx *c);
 /* The line of lv or, where it is not known, of the nearest level above
  * it that knows its own; 0 when none does (lv may be NULL). */
 uint64_t amp_nearest_line(const struct amp_level *lv);

@@ -1636,19 +1636,153 @@ static int inclusion_by_stores(struct amp_ctx *c, struct amp_level *lv, const st
 	return 0;
 }
 
-/* Counters: the stores' test where L1 cannot keep a line (why says
- * how), or -1 with why and the reason the stores cannot stand in. */
-static int kept_by_stores(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
+/* Counters: misses of ev in a plan that flushes k and walk[0..n-1],
+ * brings k in by `bring` (a fetch or a load; unmeasured), walks the
+ * lines `times` times by `walk_op` (unmeasured), then loads k again
+ * (measured: this level's counter may see data misses only, on the
+ * simulated machine as on many real ones) or fetches it (`probe`,
+ * counted by the L1i's); the mean over the repetitions.  Code sits on
+ * its line's own frame, so a fetch and a load of k meet below L1. */
+static int probed_after(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t k,
+			enum amp_op bring, const uint64_t *walk, uint64_t n, enum amp_op walk_op, unsigned times,
+			enum amp_op probe, enum amp_event ev, double *misses, char *err, size_t len)
+{
+	struct amp_plan p;
+	uint64_t all[AMP_SET_LINES_MAX + AMP_MAX_CONG + 1];
+	int f, q, w, rc;
+
+	memcpy(all, walk, n * sizeof *all);
+	all[n] = k;
+	amp_plan_init(&p, "inclusion, code", e->region);
+	p.arena = counted_frames(lv);
+	p.code_in_region = 1;
+	f = amp_plan_add_seq(&p, all, (size_t)(n + 1));
+	q = amp_plan_add_seq(&p, &k, 1);
+	w = n ? amp_plan_add_seq(&p, walk, (size_t)n) : 0;
+	if (f < 0 || q < 0 || w < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "out of memory for an inclusion test");
+		return -1;
+	}
+	amp_plan_add_pass(&p, f, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, q, bring, 1, 0);
+	if (n)
+		amp_plan_add_pass(&p, w, walk_op, times, 0);
+	amp_plan_add_pass(&p, q, probe, 1, 1);
+	rc = amp_count_mean(c, &p, ev, misses, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* Counters, where fetched code does not stay here: whether this level
+ * is exclusive.  Lines of K's set fetched after K push it out of the
+ * L1i (its ways are not needed: 1, 2, 4... of them are tried); an
+ * exclusive level takes it as the L1i's victim, and a load of K then
+ * hits here.  A level of data only never sees it, and where the L1i's
+ * way spans pages the lines may miss K's set there: no answer, never a
+ * wrong one. */
+static int exclusive_by_code(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			     int *exclusive, char *err, size_t len)
+{
+	uint64_t last = e->nset - 1;
+	double victim = 1;
+
+	for (uint64_t a = 1; last > 0; a = a * 2 < last ? a * 2 : last) {
+		if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, e->set + 1, a, AMP_OP_IFETCH, 1, AMP_OP_TOUCH,
+				 lv->ev, &victim, err, len) < 0)
+			return -1;
+		if (victim < 0.5 || a == last)
+			break;
+	}
+	*exclusive = victim < 0.5;
+	return 0;
+}
+
+/* Counters, where L1d cannot keep a line through a walk of its set:
+ * the L1i keeps it, fetched as code, since loads never touch the L1i.
+ * K fetched, the set's other lines, the joiners and the pushers loaded
+ * 1 + 4 x ways times (K leaves this level even under random
+ * replacement), K fetched again: an inclusive level took K from the L1i
+ * when the loads evicted it here.  Checked first with counts: fetched
+ * code stays here (where it does not, exclusive_by_code may tell an
+ * exclusive level), the loads take it out of this level (they miss it
+ * in a share p of the runs), and leave a fetched line out of this set
+ * in the L1i.  The L1i
+ * misses on K's refetch above p / 2 mean inclusive.  Levels between L1
+ * and this one must be exclusive: an inclusive or NINE one could hold
+ * K (the first check could not see this level) or take it from the L1i
+ * itself. */
+static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, uint64_t other,
+			     int64_t *value, char *err, size_t len)
+{
+	const struct amp_level *l1i = amp_find_l1i(c);
+	uint64_t ways = e->nset - 1, walk[AMP_SET_LINES_MAX + AMP_MAX_CONG], n = 0;
+	unsigned times = (unsigned)(1 + 4 * ways);
+	double stays, left = 0, kept = 0, refetch;
+
+	if (!l1i || !l1i->measurable || l1i->method != AMP_METHOD_COUNTERS) {
+		snprintf(err, len, "no L1i miss counter");
+		return -1;
+	}
+	for (const struct amp_level *a = lv->above; a && a->level > 1; a = a->above)
+		if (!amp_param_conclusive(&a->inclusion) || a->inclusion.value != AMP_INCL_EXCLUSIVE) {
+			snprintf(err, len, "%s between is not known to be exclusive", a->name);
+			return -1;
+		}
+	for (uint64_t i = 1; i < e->nset; i++)
+		walk[n++] = e->set[i];
+	for (uint64_t i = 0; i < e->njoin && n < AMP_SET_LINES_MAX; i++)
+		walk[n++] = e->join[i];
+	for (uint64_t i = 0; i < e->npush; i++)
+		walk[n++] = e->push[i];
+	if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, NULL, 0, AMP_OP_TOUCH, 0, AMP_OP_TOUCH, lv->ev, &stays, err,
+			 len) < 0)
+		return -1;
+	if (stays >= 0.5) {
+		int exclusive;
+
+		if (exclusive_by_code(c, lv, e, &exclusive, err, len) < 0)
+			return -1;
+		if (exclusive) {
+			*value = AMP_INCL_EXCLUSIVE;
+			return 0;
+		}
+	}
+	if (stays < 0.5 &&
+	    (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_TOUCH, lv->ev,
+			  &left, err, len) < 0 ||
+	     probed_after(c, lv, e, other, AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_IFETCH, l1i->ev,
+			  &kept, err, len) < 0))
+		return -1;
+	if (stays >= 0.5 || left < 0.5 || kept >= 0.5) {
+		snprintf(err, len, "%s", stays >= 0.5 ? "fetched code does not stay here"
+				 : left < 0.5 ? "loads of its set leave fetched code here"
+					      : "loads of its set take code from the L1i too");
+		return -1;
+	}
+	if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_IFETCH,
+			 l1i->ev, &refetch, err, len) < 0)
+		return -1;
+	*value = refetch >= left / 2 ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+	return 0;
+}
+
+/* Counters: where L1 cannot keep a line (why says how), stores past it
+ * or code kept in the L1i stand in; -1 with why and the reasons neither
+ * can. */
+static int kept_otherwise(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
 			  const char *why, char *err, size_t len)
 {
-	char tail[AMP_REASON_LEN];
+	char by_stores[AMP_REASON_LEN], by_code[AMP_REASON_LEN];
 	uint64_t other;
 
 	if (incl_control(c, lv, e, &other, err, len) < 0)
 		return -1;
-	if (inclusion_by_stores(c, lv, e, other, value, tail, sizeof tail) == 0)
+	if (inclusion_by_stores(c, lv, e, other, value, by_stores, sizeof by_stores) == 0 ||
+	    inclusion_by_code(c, lv, e, other, value, by_code, sizeof by_code) == 0)
 		return 0;
-	snprintf(err, len, "%s: %s %s, and no store can stand in (%s)", lv->name, lv->above->name, why, tail);
+	snprintf(err, len, "%s: %s %s, and neither stores nor fetched code can stand in (stores: %s; code: %s)",
+		 lv->name, lv->above->name, why, by_stores, by_code);
 	return -1;
 }
 
@@ -1674,7 +1808,7 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	 * counters one before every line of the walk. */
 	every = lv->method == AMP_METHOD_COUNTERS ? 1 : words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
 	if (lv->method == AMP_METHOD_COUNTERS && up->thrash_ways < 2)
-		return kept_by_stores(c, lv, e, value,
+		return kept_otherwise(c, lv, e, value,
 				      "above it is direct-mapped: no line can be kept there through a walk of its set", err,
 				      len);
 	if (lv->method == AMP_METHOD_TIMING && (words < 2 || 2 * every > (uint64_t)up->assoc.value)) {
@@ -1700,7 +1834,7 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		if (control_kept(c, lv, e, &y, &kept, err, len) < 0)
 			return -1;
 		if (!kept)
-			return kept_by_stores(c, lv, e, value,
+			return kept_otherwise(c, lv, e, value,
 					      "did not keep a line touched before every miss there (FIFO or tree PLRU?)", err,
 					      len);
 	}
@@ -1969,7 +2103,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (pushed_sets || (stores_want_joiners && !amp_param_conclusive(&lv->inclusion)))
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method == AMP_METHOD_COUNTERS)
-		keep_set_lines(c, lv, ways.value);
+		keep_set_lines(c, lv, lv->thrash_ways); /* an exclusive pair's sets: its ways and L1's */
 	if (above_adds(c) && !amp_param_conclusive(&way)) {
 		/* The set found is this level's and the one above's. */
 		forget_sets();

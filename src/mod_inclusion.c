@@ -97,15 +97,6 @@ static int level_known(const struct amp_level *a)
 	       a->thrash_ways > 0 && amp_is_pow2(w_of(a));
 }
 
-static const struct amp_level *find_l1i(const struct amp_ctx *c)
-{
-	for (int i = 0; i < c->nlv; i++)
-		if (c->lv[i].kind == AMP_KIND_CACHE && c->lv[i].side == AMP_SIDE_INSN &&
-		    c->lv[i].level == 1)
-			return &c->lv[i];
-	return NULL;
-}
-
 /* Lines one set of the levels above lv holds at most: X, touched every
  * that many minus one misses, never leaves them all at once. */
 static uint64_t ways_above(const struct amp_level *lv)
@@ -122,7 +113,7 @@ static uint64_t ways_above(const struct amp_level *lv)
  * twice over (random replacement here loses X too, only later). */
 static uint64_t code_lines(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	const struct amp_level *l1i = find_l1i(c);
+	const struct amp_level *l1i = amp_find_l1i(c);
 	uint64_t ti = l1i && l1i->thrash_ways > 0 ? (uint64_t)l1i->thrash_ways
 						   : (uint64_t)lv->thrash_ways;
 
@@ -453,6 +444,9 @@ static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct la
 	return 0;
 }
 
+/* Votes of this level so far whose exclusion test said no. */
+static _Thread_local unsigned exclusion_ruled_out;
+
 static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
 {
@@ -472,6 +466,7 @@ static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		*value = AMP_INCL_EXCLUSIVE;
 		return 0;
 	}
+	exclusion_ruled_out++;
 	if (m.incl == M_NONE) {
 		snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s", m.why);
 		return -1;
@@ -647,8 +642,13 @@ static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t l
 		size_from_evsets(lv);
 		return 0;
 	}
+	exclusion_ruled_out = 0;
 	amp_vote(c, lv, incl_vote, &lv->inclusion);
-	if (!lv->inclusion.known || lv->inclusion.inconclusive)
+	/* Inclusive or NINE, unknown which: the size is all its own. */
+	lv->not_exclusive = 2 * exclusion_ruled_out > c->votes;
+	if ((!lv->inclusion.known || lv->inclusion.inconclusive) && lv->not_exclusive)
+		effective_is_size(lv);
+	else if (!lv->inclusion.known || lv->inclusion.inconclusive)
 		amp_param_unknown(&lv->effective_size, "needs the inclusion first (%s)",
 				  lv->inclusion.reason);
 	else if (lv->inclusion.value == AMP_INCL_EXCLUSIVE)

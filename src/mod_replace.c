@@ -565,10 +565,7 @@ static int build_found_plan(const struct design *d, const struct amp_level *lv, 
 		k = found_access(d, lv, test, k, g[a]);
 		k = found_access(d, lv, test, k, g[h < 0 ? d->a : d->victim[h]]);
 	}
-	for (int i = 0; i < lv->nset_lines; i++)
-		region = lv->set_lines[i] + d->line > region ? lv->set_lines[i] + d->line : region;
-	for (int i = 0; i < d->push; i++)
-		region = lv->set_pushers[i] + d->line > region ? lv->set_pushers[i] + d->line : region;
+	region = amp_set_lines_region(lv, d->line, d->push);
 	amp_plan_init(p, "replacement", region);
 	p->arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
 	fs = amp_plan_add_seq(p, last, (size_t)a);
@@ -804,12 +801,12 @@ static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 	/* Lines of one set here lie in one set of each level above whose
 	 * way divides this one's (with pushers below L2 too: mod_evset.c),
 	 * so lines in between push a line out of those. */
+	if (amp_spread_above(lv)) {
+		snprintf(why, len, "its sets came from eviction sets, whose lines fall in many sets of %s above it (its way is larger): nothing gets every test access past it",
+			 amp_spread_above(lv)->name);
+		return 0;
+	}
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (!a->way.known || (uint64_t)a->way.value > (uint64_t)lv->way.value) {
-			snprintf(why, len, "its sets came from eviction sets, whose lines fall in many sets of %s above it (its way is larger): nothing gets every test access past it",
-				 a->name);
-			return 0;
-		}
 		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE) {
 			snprintf(why, len, "its sets came from eviction sets, and %s above is exclusive: a line between two accesses may sit there or in %s, which the rounds on the set's lines do not model",
 				 a->name, a->above->name);
@@ -1005,7 +1002,6 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	}
 	size_plans(d, d->nrho);
 	amp_vote(c, lv, replace_vote, &lv->replacement);
-	amp_arena_close(&lv->set_arena); /* its last user */
 	lv->replacement.accesses += cost;
 	if (lv->replacement.known && lv->replacement.value == AMP_POLICY_UNKNOWN) {
 		char names[32] = "", e[96] = "";

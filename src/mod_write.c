@@ -26,9 +26,11 @@
  * one "no-alloc".  So the module declines a level known to be
  * exclusive, and one below level 1 whose inclusion is unknown (it may be
  * exclusive), unless its sets came from eviction sets (whose checks
- * refuse an exclusive level). */
+ * refuse an exclusive level) or the inclusion test ruled exclusion out
+ * without telling inclusive from NINE. */
 #include "config.h"
 #include <stdio.h>
+#include <string.h>
 #include "measure.h"
 #include "timing.h"
 #include "util.h"
@@ -94,6 +96,80 @@ static int misses_after(struct amp_ctx *c, struct amp_level *lv, uint64_t bytes,
 	return rc;
 }
 
+/* Counters, a level whose sets came from eviction sets (mod_evset.c
+ * kept lines of one set, and pushers where a level above has as many
+ * ways) and too small beside the levels above for the region: its ways
+ * of the set's lines are stored, the pushers walked twice (lines of the
+ * set above, none of this one: they push the stored lines out above and
+ * leave them here), and the lines loaded in the order stored.  Lines
+ * of one set here lie in one set of every level above whose way is no
+ * larger, so where there are no pushers the loads, more than the ways
+ * above, push each other out there.  The level above's misses count
+ * the loads that got here (at least half of them must), this level's
+ * those it did not hold: half of those or more, no-write-allocate.
+ * Every line of the set kept is flushed first, so the stores find
+ * empty ways (random replacement would otherwise evict some of them). */
+static int set_lines_usable(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
+{
+	if (c->method != AMP_METHOD_COUNTERS || !lv->sets_by_experiment || lv->thrash_ways < 1 ||
+	    lv->nset_lines < lv->thrash_ways || !lv->way.known || !lv->above->measurable) {
+		snprintf(why, len, "no set of it kept from its eviction sets");
+		return 0;
+	}
+	if (amp_spread_above(lv)) {
+		snprintf(why, len, "the lines of a set of it fall in many sets of %s above it (its way is larger)",
+			 amp_spread_above(lv)->name);
+		return 0;
+	}
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (!lv->nset_pushers && a->thrash_ways >= lv->thrash_ways) {
+			snprintf(why, len, "%s above has as many ways and no pushers were found", a->name);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *value, char *err, size_t len)
+{
+	uint64_t w = (uint64_t)lv->thrash_ways, unit = (uint64_t)lv->line.value;
+	double here, reached;
+	struct amp_plan p;
+	int fs, ss, ps = 0, rc;
+
+	amp_plan_init(&p, "write, one set", amp_set_lines_region(lv, unit, lv->nset_pushers));
+	p.arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	fs = amp_plan_add_seq(&p, lv->set_lines, (size_t)lv->nset_lines);
+	ss = amp_plan_add_seq(&p, lv->set_lines, (size_t)w);
+	if (lv->nset_pushers)
+		ps = amp_plan_add_seq(&p, lv->set_pushers, (size_t)lv->nset_pushers);
+	if (fs < 0 || ss < 0 || ps < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+		return -1;
+	}
+	amp_plan_add_pass(&p, fs, AMP_OP_FLUSH, 1, 0);
+	if (lv->nset_pushers)
+		amp_plan_add_pass(&p, ps, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, ss, AMP_OP_STORE, 1, 0);
+	if (lv->nset_pushers)
+		amp_plan_add_pass(&p, ps, AMP_OP_TOUCH, 2, 0);
+	amp_plan_add_pass(&p, ss, AMP_OP_TOUCH, 1, 1);
+	rc = amp_count_mean(c, &p, lv->ev, &here, err, len);
+	if (rc == 0)
+		rc = amp_count_mean(c, &p, lv->above->ev, &reached, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	if (reached < (double)w / 2) {
+		snprintf(err, len, "%s: %.1f of %llu loads of its set's lines got past %s", lv->name, reached,
+			 (unsigned long long)w, lv->above->name);
+		return -1;
+	}
+	*value = here / reached < 0.5; /* 1: the stores allocated */
+	return 0;
+}
+
 /* By timing the walk after the stores is compared with the walk after
  * loads of the same lines, which every cache allocates: on a real
  * machine a single walk over lines just brought in from memory costs
@@ -104,9 +180,14 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 {
 	uint64_t bytes;
 	double stored, loaded = 0;
+	char why[AMP_REASON_LEN];
 
-	if (write_region(lv, &bytes, err, len) < 0)
+	if (write_region(lv, &bytes, why, sizeof why) < 0) {
+		if (set_lines_usable(c, lv, why, sizeof why))
+			return set_write_vote(c, lv, value, err, len);
+		snprintf(err, len, "%s", why);
 		return -1;
+	}
 	if (misses_after(c, lv, bytes, c->seed + v, AMP_OP_STORE, &stored, err, len) < 0)
 		return -1;
 	if (c->method == AMP_METHOD_TIMING &&
@@ -129,9 +210,17 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 			 "written or not, so whether stores allocate is the level above's policy");
 		return 0;
 	}
-	if (write_region(lv, &bytes, why, len) < 0)
+	if (write_region(lv, &bytes, why, len) < 0) {
+		char other[AMP_REASON_LEN];
+		size_t used = strlen(why);
+
+		if (set_lines_usable(c, lv, other, sizeof other))
+			return 1;
+		if (amp_param_conclusive(&lv->size)) /* the region was refused, not its size unknown */
+			snprintf(why + used, len > used ? len - used : 0, "; on one set: %s", other);
 		return 0;
-	if (lv->level > 1 && !amp_param_conclusive(&lv->inclusion) && !lv->sets_by_experiment) {
+	}
+	if (lv->level > 1 && !amp_param_conclusive(&lv->inclusion) && !lv->sets_by_experiment && !lv->not_exclusive) {
 		snprintf(why, len, "may be exclusive, whose write policy is undecidable (inclusion unknown: %s)",
 			 lv->inclusion.reason);
 		return 0;

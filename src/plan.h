@@ -62,6 +62,12 @@ struct amp_plan {
 	 * the L1i's edge shows (insn_timing.c).  The simulated machine has
 	 * no op cache: one fetch per offset there. */
 	unsigned fetch_jumps;
+	/* Fetch passes run code written at the region's own offsets (on
+	 * the arena's frames), not in a mapping of their own: a line is then
+	 * fetched and loaded as one physical line (a test that keeps a line
+	 * in the L1i while loads walk its set below; mod_evset.c).  Stores
+	 * and chained loads must stay off the pages that hold code. */
+	int code_in_region;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "jumpchain.h"
 #include "memlimit.h"
 #include "plan.h"
@@ -157,14 +158,14 @@ static int write_chains(const struct amp_plan *p, struct real_plan *rp, char *er
 
 /* The most memory the plan can touch: each offset's page (a huge page
  * where they back the mapping), never more than the region; the same
- * again for code. */
+ * again for code in a mapping of its own. */
 static uint64_t touch_bound(const struct amp_plan *p, uint64_t size)
 {
 	uint64_t data = 0, code = 0, g = amp_touch_granule(p->huge), gc = amp_touch_granule(0);
 
 	for (int s = 0; s < p->nseq; s++) {
 		data += p->seq[s].n * g;
-		if (seq_has_op(p, s, AMP_OP_IFETCH))
+		if (seq_has_op(p, s, AMP_OP_IFETCH) && !p->code_in_region)
 			code += p->seq[s].n * gc < p->region ? p->seq[s].n * gc : p->region;
 	}
 	return (data < size ? data : size) + code;
@@ -193,6 +194,46 @@ static int build_code(const struct amp_plan *p, const struct amp_seq *q, struct 
 	*jc = amp_jumpchain_build(p->region, off, q->n * k, err, len);
 	free(off);
 	return *jc ? 0 : -1;
+}
+
+/* Whether offset x lies on one of the pages of q's offsets. */
+static int shares_page(const struct amp_seq *q, uint64_t x, uint64_t page)
+{
+	for (size_t k = 0; k < q->n; k++)
+		if (q->off[k] / page == x / page)
+			return 1;
+	return 0;
+}
+
+/* Fetch sequences as jump chains in the region itself (code_in_region),
+ * once no store or chained load can touch their pages (which become
+ * read+execute).  Written last: after the chains and store values. */
+static int code_in_place(const struct amp_plan *p, struct real_plan *rp, char *err, size_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (int s = 0; s < p->nseq; s++) {
+		if (!seq_has_op(p, s, AMP_OP_IFETCH))
+			continue;
+		if (p->fetch_jumps > 1) {
+			snprintf(err, len, "plan %s: code in the region takes one jump per line", p->name);
+			return -1;
+		}
+		for (int o = 0; o < p->nseq; o++) {
+			if (!seq_has_op(p, o, AMP_OP_STORE) && !seq_has_op(p, o, AMP_OP_LOAD))
+				continue;
+			for (size_t k = 0; k < p->seq[o].n; k++)
+				if (shares_page(&p->seq[s], p->seq[o].off[k], page)) {
+					snprintf(err, len, "plan %s: offset %llu is stored to or chained on a page that holds code",
+						 p->name, (unsigned long long)p->seq[o].off[k]);
+					return -1;
+				}
+		}
+		rp->code[s] = amp_jumpchain_build_in(rp->base, rp->size, p->seq[s].off, p->seq[s].n, err, len);
+		if (!rp->code[s])
+			return -1;
+	}
+	return 0;
 }
 
 /* Maps `size` bytes (a multiple of HUGE_PAGE when huge) for `what`,
@@ -311,9 +352,11 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 			for (size_t k = 0; k < q->n; k++)
 				rp->store_val[s][k] = *(uint64_t *)(rp->base + q->off[k]);
 		}
-		if (seq_has_op(p, s, AMP_OP_IFETCH) && build_code(p, q, &rp->code[s], err, len) < 0)
+		if (seq_has_op(p, s, AMP_OP_IFETCH) && !p->code_in_region && build_code(p, q, &rp->code[s], err, len) < 0)
 			goto fail;
 	}
+	if (p->code_in_region && code_in_place(p, rp, err, len) < 0)
+		goto fail;
 	for (int i = 0; i < p->npass; i++)
 		if (p->pass[i].op == AMP_OP_FLUSH && !can_flush()) {
 			snprintf(err, len, "plan %s: no cache-flush instruction on this architecture", p->name);
@@ -371,9 +414,13 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 					if (rp->code[i])
 						flush_line(amp_jumpchain_code(rp->code[i]) + p->seq[i].off[k]);
 				}
-			/* Changing the protection drops the region's translations. */
-			mprotect(rp->base, rp->size, PROT_READ);
-			mprotect(rp->base, rp->size, PROT_READ | PROT_WRITE);
+			/* Changing the protection drops the region's translations
+			 * (not where code lives in the region: it would lose its
+			 * execute right). */
+			if (!p->code_in_region) {
+				mprotect(rp->base, rp->size, PROT_READ);
+				mprotect(rp->base, rp->size, PROT_READ | PROT_WRITE);
+			}
 		}
 		flush_fence();
 		break;
@@ -384,7 +431,7 @@ static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const stru
 {
 	const struct amp_seq *q = ps->seq >= 0 ? &p->seq[ps->seq] : NULL;
 	enum sim_op op = ps->op == AMP_OP_STORE ? SIM_STORE : ps->op == AMP_OP_IFETCH ? SIM_IFETCH : SIM_LOAD;
-	uint64_t base = ps->op == AMP_OP_IFETCH ? SIM_CODE_BASE : SIM_DATA_BASE;
+	uint64_t base = ps->op == AMP_OP_IFETCH && !p->code_in_region ? SIM_CODE_BASE : SIM_DATA_BASE;
 
 	if (ps->op == AMP_OP_FLUSH) {
 		/* Lines (and for the whole region, translations) go cold, for

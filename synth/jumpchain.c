@@ -16,15 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "jumpchain.h"
 
 struct amp_jumpchain {
 	uint8_t *code;
 	size_t size;    /* the mapping: the region, then the loop tail */
 	uint64_t entry;
+	/* In place (amp_jumpchain_build_in): code in the caller's mapping,
+	 * on these pages (offsets), made read+write again when freed. */
+	int in_place;
+	uint64_t *pages;
+	size_t npages, page_size;
 };
 
 #define TAIL_ROOM 64 /* the loop tail sits on its own line past the region */
+#define TAIL_BYTES 16 /* what the loop tail takes (10 bytes on x86-64, 12 on aarch64) */
+#if defined(__x86_64__)
+#define TRAP_BYTE 0xcc /* int3 */
+#else
+#define TRAP_BYTE 0    /* udf */
+#endif
 
 size_t amp_jumpchain_min_gap(void)
 {
@@ -159,39 +171,82 @@ static int offsets_too_close(const uint64_t *off, size_t n, size_t gap)
 	return bad;
 }
 
-struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
-					  char *err, size_t len)
+/* Offsets a chain can take: inside the region with room for a jump,
+ * aligned where the architecture asks, no two closer than a jump. */
+static int check_offsets(uint64_t region, const uint64_t *off, size_t n, char *err, size_t len)
 {
-	struct amp_jumpchain *jc;
 	size_t gap = amp_jumpchain_min_gap();
-	const char *no_exec = getenv("AMP_NO_EXEC_MAPPINGS");
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 	snprintf(err, len, "instruction-fetch plans need a code generator for this architecture (x86-64 or aarch64)");
-	return NULL;
+	return -1;
 #endif
 	if (n == 0 || region < gap) {
 		snprintf(err, len, "jump chain: nothing to lay out");
-		return NULL;
+		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (off[i] + gap > region) {
 			snprintf(err, len, "jump chain: offset %llu does not leave room for a jump",
 				 (unsigned long long)off[i]);
-			return NULL;
+			return -1;
 		}
 #if defined(__aarch64__)
 		if (off[i] % 4) {
 			snprintf(err, len, "jump chain: offset %llu is not 4-byte aligned",
 				 (unsigned long long)off[i]);
-			return NULL;
+			return -1;
 		}
 #endif
 	}
 	if (offsets_too_close(off, n, gap)) {
 		snprintf(err, len, "jump chain: two offsets are closer than one jump (%zu bytes) or repeat", gap);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
+
+/* The jumps at off[0..n-1] and the loop tail at `tail` into code. */
+static int emit_chain(uint8_t *code, const uint64_t *off, size_t n, uint64_t tail, char *err, size_t len)
+{
+	if (emit_tail(code, tail, off[0]) < 0) {
+		snprintf(err, len, "jump chain: the loop tail cannot reach offset %llu", (unsigned long long)off[0]);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (emit_jump(code, off[i], i + 1 < n ? off[i + 1] : tail) < 0) {
+			snprintf(err, len, "jump chain: offset %llu is out of reach of the next",
+				 (unsigned long long)off[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* AMP_NO_EXEC_MAPPINGS=1 (a system that refuses executable mappings),
+ * or else mprotect's answer. */
+static int make_executable(uint8_t *at, size_t size, char *err, size_t len)
+{
+	const char *no_exec = getenv("AMP_NO_EXEC_MAPPINGS");
+	int refused = no_exec && *no_exec && strcmp(no_exec, "0") != 0;
+
+	if (refused || mprotect(at, size, PROT_READ | PROT_EXEC) < 0) {
+		snprintf(err, len, "executable mappings are refused here (%s)",
+			 refused ? "AMP_NO_EXEC_MAPPINGS is set" : strerror(errno));
+		return -1;
+	}
+#if defined(__aarch64__)
+	__builtin___clear_cache((char *)at, (char *)at + size);
+#endif
+	return 0;
+}
+
+struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
+					  char *err, size_t len)
+{
+	struct amp_jumpchain *jc;
+
+	if (check_offsets(region, off, n, err, len) < 0)
+		return NULL;
 	jc = calloc(1, sizeof *jc);
 	if (!jc) {
 		snprintf(err, len, "jump chain: out of memory");
@@ -208,46 +263,91 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	}
 	/* Bytes no jump lands on trap (int3 on x86-64, udf on aarch64), so
 	 * a bad chain faults loudly instead of running on. */
-#if defined(__x86_64__)
-	const uint8_t trap = 0xcc;
-#else
-	const uint8_t trap = 0;
-#endif
 	/* Sparse chains (jumps far apart) fill only the pages they use. */
 	if (jc->size <= (64u << 20))
-		memset(jc->code, trap, jc->size);
+		memset(jc->code, TRAP_BYTE, jc->size);
 	else
 		for (size_t i = 0; i <= n; i++) {
 			uint64_t pg = (i < n ? off[i] : region) & ~(uint64_t)4095;
 
-			memset(jc->code + pg, trap, jc->size - pg < 4096 ? jc->size - pg : 4096);
+			memset(jc->code + pg, TRAP_BYTE, jc->size - pg < 4096 ? jc->size - pg : 4096);
 		}
-	if (emit_tail(jc->code, region, off[0]) < 0) {
-		snprintf(err, len, "jump chain: the loop tail cannot reach offset %llu",
-			 (unsigned long long)off[0]);
+	if (emit_chain(jc->code, off, n, region, err, len) < 0 ||
+	    make_executable(jc->code, jc->size, err, len) < 0) {
 		amp_jumpchain_free(jc);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (emit_jump(jc->code, off[i], i + 1 < n ? off[i + 1] : region) < 0) {
-			snprintf(err, len, "jump chain: offset %llu is out of reach of the next",
+	jc->entry = off[0];
+	return jc;
+}
+
+/* An in-place chain's pages made read+execute. */
+static int protect_in_place(const struct amp_jumpchain *jc, char *err, size_t len)
+{
+	for (size_t i = 0; jc->in_place && i < jc->npages; i++)
+		if (make_executable(jc->code + jc->pages[i], jc->page_size, err, len) < 0)
+			return -1;
+	return 0;
+}
+
+/* In place: the pages that hold code, each once, into jc->pages. */
+static int code_pages(struct amp_jumpchain *jc, const uint64_t *off, size_t n, uint64_t tail)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	jc->pages = malloc(2 * (n + 1) * sizeof *jc->pages); /* a jump may straddle two pages */
+	if (!jc->pages)
+		return -1;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t first = (i < n ? off[i] : tail) / pg * pg;
+		uint64_t last = ((i < n ? off[i] + amp_jumpchain_min_gap() : tail + TAIL_BYTES) - 1) / pg * pg;
+
+		for (uint64_t p = first; p <= last; p += pg) {
+			size_t k = 0;
+
+			while (k < jc->npages && jc->pages[k] != p)
+				k++;
+			if (k == jc->npages)
+				jc->pages[jc->npages++] = p;
+		}
+	}
+	jc->page_size = pg;
+	return 0;
+}
+
+struct amp_jumpchain *amp_jumpchain_build_in(uint8_t *base, uint64_t size, const uint64_t *off, size_t n,
+					     char *err, size_t len)
+{
+	struct amp_jumpchain *jc;
+	uint64_t tail;
+
+	if (check_offsets(size, off, n, err, len) < 0)
+		return NULL;
+	tail = off[n - 1] + amp_jumpchain_min_gap();
+	for (size_t i = 0; i < n; i++)
+		if (off[i] > off[n - 1] && off[i] < tail + TAIL_BYTES) {
+			snprintf(err, len, "jump chain: offset %llu is where the loop tail goes",
 				 (unsigned long long)off[i]);
-			amp_jumpchain_free(jc);
 			return NULL;
 		}
+	if (tail + TAIL_BYTES > size) {
+		snprintf(err, len, "jump chain: no room for the loop tail after offset %llu",
+			 (unsigned long long)off[n - 1]);
+		return NULL;
 	}
-	if ((no_exec && *no_exec && strcmp(no_exec, "0") != 0) ||
-	    mprotect(jc->code, jc->size, PROT_READ | PROT_EXEC) < 0) {
-		snprintf(err, len, "executable mappings are refused here (%s)",
-			 no_exec && *no_exec && strcmp(no_exec, "0") ? "AMP_NO_EXEC_MAPPINGS is set"
-								   : strerror(errno));
+	jc = calloc(1, sizeof *jc);
+	if (!jc || code_pages(jc, off, n, tail) < 0) {
+		free(jc);
+		snprintf(err, len, "jump chain: out of memory");
+		return NULL;
+	}
+	jc->code = base;
+	jc->in_place = 1;
+	jc->entry = off[0];
+	if (emit_chain(base, off, n, tail, err, len) < 0 || protect_in_place(jc, err, len) < 0) {
 		amp_jumpchain_free(jc);
 		return NULL;
 	}
-#if defined(__aarch64__)
-	__builtin___clear_cache((char *)jc->code, (char *)jc->code + jc->size);
-#endif
-	jc->entry = off[0];
 	return jc;
 }
 
@@ -268,7 +368,11 @@ void amp_jumpchain_free(struct amp_jumpchain *jc)
 {
 	if (!jc)
 		return;
-	if (jc->code && jc->code != MAP_FAILED)
+	if (jc->in_place)
+		for (size_t i = 0; i < jc->npages; i++)
+			mprotect(jc->code + jc->pages[i], jc->page_size, PROT_READ | PROT_WRITE);
+	else if (jc->code && jc->code != MAP_FAILED)
 		munmap(jc->code, jc->size);
+	free(jc->pages);
 	free(jc);
 }

@@ -18,6 +18,14 @@ size_t amp_jumpchain_min_gap(void);
  * a code generator, executable mappings refused, offsets too close). */
 struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
 					  char *err, size_t len);
+/* The same chain written into the caller's mapping at base (size
+ * bytes, page-aligned), so code shares frames with the data there: the
+ * loop tail right after the last jump, the pages that hold code made
+ * read+execute (never writable and executable at once) until
+ * amp_jumpchain_free makes them read+write again.  The caller keeps
+ * stores and chain words off those pages. */
+struct amp_jumpchain *amp_jumpchain_build_in(uint8_t *base, uint64_t size, const uint64_t *off, size_t n,
+					     char *err, size_t len);
 /* Start of the generated code (offsets are relative to it). */
 const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc);
 /* Runs the chain `times` times from off[0] (one call; a loop tail past

@@ -3,7 +3,8 @@
  * X-Ray presets, noise, and two seeded matrices of random hierarchies
  * (geometry; write, replacement and inclusion).  Prints what each
  * parameter cost in simulated accesses.  AMP_TEST_MATRIX_ONLY or
- * AMP_TEST_POLICY_ONLY run one matrix, AMP_TEST_VERBOSE says more. */
+ * AMP_TEST_POLICY_ONLY run one matrix, AMP_TEST_FETCHED_ONLY the tests
+ * of inclusion by fetched code and of write allocation on one set; AMP_TEST_VERBOSE says more. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -708,7 +709,8 @@ static int keeps_touched(const struct gen_level *g)
  * replacement the level is not random with 16 ways or more (amp(1): not
  * covered) and none above is exclusive, and for inclusion a level above
  * can keep a line through them (the one right above, or L1 above L2),
- * or stores pass every level above and allocate here. */
+ * or stores pass every level above and allocate here, or the L1i keeps
+ * it (fetched code) where every level between is exclusive. */
 static int evset_testable(const struct gen_level *want, int k, int q)
 {
 	for (int j = 1; j < k; j++)
@@ -719,9 +721,13 @@ static int evset_testable(const struct gen_level *want, int k, int q)
 	if (q == 2) {
 		int stores_pass = !want[k].noalloc && want[k].incl != AMP_INCL_EXCLUSIVE;
 
+		int code_kept = want[k].incl != AMP_INCL_EXCLUSIVE || k == 1;
+
 		for (int j = 0; j < k; j++)
 			stores_pass = stores_pass && want[j].noalloc;
-		return keeps_touched(&want[k - 1]) || (k == 2 && keeps_touched(&want[0])) || stores_pass;
+		for (int j = 1; j < k; j++)
+			code_kept = code_kept && want[j].incl == AMP_INCL_EXCLUSIVE;
+		return keeps_touched(&want[k - 1]) || (k == 2 && keeps_touched(&want[0])) || stores_pass || code_kept;
 	}
 	return 1;
 }
@@ -907,14 +913,14 @@ static void test_scattered_policies(void)
 	       exact, runs);
 }
 
-/* Runs spec on scattered frames with noise 0.01 (8 votes of 8 runs)
- * through level `name`: that level, or NULL after a failed tap line
- * that says why. */
-static const struct amp_level *run_scattered_noisy(const char *spec, const char *name)
+/* Runs spec (votes votes of as many runs, seed 1) through level
+ * `name`: that level, or NULL after a failed tap line that says why. */
+static const struct amp_level *run_through(const char *spec, const char *name, double noise, unsigned votes,
+					   int scattered)
 {
 	char err[512];
 
-	if (mod_sim_run_pages(&ms, spec, 0.01, 1, 8, 8, name, NULL, 1, err, sizeof err) < 0) {
+	if (mod_sim_run_pages(&ms, spec, noise, 1, votes, votes, name, NULL, scattered, err, sizeof err) < 0) {
 		tap_ok(0, "%s: %s", spec, err);
 		mod_sim_free(&ms);
 		return NULL;
@@ -924,6 +930,12 @@ static const struct amp_level *run_scattered_noisy(const char *spec, const char 
 		mod_sim_free(&ms);
 	}
 	return level(name);
+}
+
+/* The same on scattered frames with noise 0.01, 8 votes of 8 runs. */
+static const struct amp_level *run_scattered_noisy(const char *spec, const char *name)
+{
+	return run_through(spec, name, 0.01, 8, 1);
 }
 
 /* 1 where ok, else 0 and what lv read; frees the run. */
@@ -1029,15 +1041,115 @@ static void test_stored_inclusion(void)
 	}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L1d FIFO or direct-mapped: L2's inclusion by stores past L1d, exact in %d of %d runs",
 	       exact, runs);
-	{
-		char err[512];
-		const struct amp_level *l2;
-		int rc = mod_sim_run_pages(&ms, "L1d:size=16K,assoc=4,policy=fifo;L1i:size=16K,assoc=4;L2:size=1M,assoc=8",
-					   0, 1, 3, 3, "L2", NULL, 1, err, sizeof err);
+}
 
-		l2 = rc == 0 ? level("L2") : NULL;
-		tap_ok(l2 && !l2->inclusion.known && strstr(l2->inclusion.reason, "stores allocate there too"),
-		       "an L1d that allocates stores: L2's inclusion unknown (%s)", l2 ? l2->inclusion.reason : err);
+/* Scattered frames with noise: where L1d keeps no line and its stores
+ * allocate (no store passes it), the L1i keeps K, fetched as code on its
+ * own frame, while loads walk its set below (mod_evset.c): L2 NINE and
+ * inclusive under a FIFO and a direct-mapped L1d, lru and random; an
+ * exclusive L2 under a direct-mapped L1d, where every order of its set
+ * fits (the pair is one LRU of 1 + 8 lines) and only code tells it: its
+ * own 8 ways, 1 MiB and effective size; and an L3 under an exclusive
+ * L2, which keeps no line touched (a hit moves it up to L1d).  With no
+ * L1i counter it stays unknown, with both reasons. */
+static void test_fetched_inclusion(void)
+{
+	static const char *const l1[] = { "size=16K,assoc=4,policy=fifo", "size=8K,assoc=1" };
+	static const char *const incl[] = { "nine", "inclusive", "exclusive" };
+	/* L1d (index into l1), L2's policy and inclusion (index into incl). */
+	static const struct { int l1; const char *pol; int x; } cases[] = {
+		{ 0, "lru", 0 }, { 0, "lru", 1 }, { 0, "random", 0 }, { 0, "random", 1 },
+		{ 1, "lru", 0 }, { 1, "lru", 1 }, { 1, "lru", 2 }, { 1, "random", 2 },
+	};
+	int exact = 0, runs = 0;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char spec[256];
+		const struct amp_level *l2;
+		int x = cases[k].x, ok;
+
+		snprintf(spec, sizeof spec, "L1d:%s;L1i:%s;L2:size=1M,assoc=8,policy=%s,inclusion=%s", l1[cases[k].l1],
+			 l1[cases[k].l1], cases[k].pol, incl[x]);
+		runs++;
+		if (!(l2 = run_scattered_noisy(spec, "L2")))
+			continue;
+		ok = l2->sets_by_experiment && amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == x &&
+		     amp_param_conclusive(&l2->assoc) && l2->assoc.value == 8 && amp_param_conclusive(&l2->size) &&
+		     l2->size.value == 1 << 20 &&
+		     (x != 2 || (l2->effective_size.known && l2->effective_size.value == (1 << 20) + (8 << 10)));
+		exact += judged(ok, spec, l2);
+	}
+	for (int k = 0; k < 2; k++) {
+		char spec[256];
+		const struct amp_level *l3;
+		int ok;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:size=4K,assoc=4,line=128,write=noallocate;L1i:size=4K,assoc=4,line=128;"
+			 "L2:size=32K,assoc=2,line=128,write=noallocate,inclusion=exclusive;"
+			 "L3:size=3M,assoc=6,line=256,policy=fifo,write=noallocate,inclusion=%s",
+			 incl[k]);
+		runs++;
+		if (!(l3 = run_scattered_noisy(spec, "L3")))
+			continue;
+		ok = amp_param_conclusive(&l3->inclusion) && l3->inclusion.value == k;
+		exact += judged(ok, spec, l3);
+	}
+	tap_ok(exact == runs, "scattered frames, noise 0.01, L1d keeping no line: inclusion by code kept in the L1i (L2 under FIFO and direct-mapped L1d, an exclusive one with its own size, L3 under an exclusive L2), exact in %d of %d runs",
+	       exact, runs);
+	const struct amp_level *lv = run_through("L1d:size=16K,assoc=4,policy=fifo;L1i:size=16K,assoc=4,counter=no;L2:size=1M,assoc=8",
+						 "L2", 0, 3, 1);
+
+	if (lv) {
+		tap_ok(!lv->inclusion.known && strstr(lv->inclusion.reason, "stores allocate there too") &&
+			       strstr(lv->inclusion.reason, "no L1i miss counter"),
+		       "an L1d that allocates stores, no L1i counter: L2's inclusion unknown (%s)", lv->inclusion.reason);
+		mod_sim_free(&ms);
+	}
+}
+
+/* Write allocation where half the level is under twice what the levels
+ * above hold (no region fits it yet leaves them): on scattered frames
+ * its ways of one set's lines are stored and loaded back (mod_write.c),
+ * past pushers where L1d has more ways (a 6-way L2 under a 20-way L1d)
+ * or by their own number (a 20-way L2 under a 12-way L1d), lru and
+ * random, noise 0.01.  And a level whose inclusion stays unknown once
+ * exclusion is ruled out (an L3 under a FIFO inclusive L2 that keeps no
+ * line): its write policy, and its effective size is its size. */
+static void test_set_write(void)
+{
+	static const char *const geo[] = {
+		"L1d:size=160K,assoc=20,line=64;L1i:size=160K,assoc=20,line=64;L2:size=384K,assoc=6,line=128",
+		"L1d:size=48K,assoc=12,line=32;L1i:size=48K,assoc=12,line=32;L2:size=160K,assoc=20,line=64",
+	};
+	int exact = 0, runs = 0;
+
+	for (int k = 0; k < 8; k++) {
+		char spec[256];
+		const struct amp_level *l2;
+		int alloc = k % 2, ok;
+
+		snprintf(spec, sizeof spec, "%s,policy=%s,write=%s", geo[k / 4], k / 2 % 2 ? "random" : "lru",
+			 alloc ? "allocate" : "noallocate");
+		runs++;
+		if (!(l2 = run_scattered_noisy(spec, "L2")))
+			continue;
+		ok = amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == alloc;
+		exact += judged(ok, spec, l2);
+	}
+	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 under half twice what L1d holds: write allocation on one set, exact in %d of %d runs",
+	       exact, runs);
+	const struct amp_level *lv = run_through("L1d:size=8K,assoc=8,line=128,write=noallocate;L1i:size=8K,assoc=8,line=128;"
+						 "L2:size=1280K,assoc=10,line=256,policy=fifo,inclusion=inclusive;"
+						 "L3:size=12M,assoc=12,line=256,write=noallocate,inclusion=inclusive",
+						 "L3", 0, 3, 0);
+
+	if (lv) {
+		tap_ok(!lv->inclusion.known && strstr(lv->inclusion.reason, "not exclusive") &&
+			       amp_param_conclusive(&lv->write_allocate) && lv->write_allocate.value == 0 &&
+			       lv->effective_size.known && lv->effective_size.value == 12 << 20,
+		       "an L3 not exclusive, inclusive or NINE unknown: no-write-allocate, effective size 12 MiB (%s)",
+		       lv->write_allocate.reason);
 		mod_sim_free(&ms);
 	}
 }
@@ -1096,6 +1208,11 @@ int main(void)
 		test_policy_matrix();
 		return tap_done();
 	}
+	if (getenv("AMP_TEST_FETCHED_ONLY")) {
+		test_fetched_inclusion();
+		test_set_write();
+		return tap_done();
+	}
 	if (!getenv("AMP_TEST_MATRIX_ONLY")) {
 		test_table1();
 		test_xray();
@@ -1107,6 +1224,8 @@ int main(void)
 		test_pushed_policies();
 		test_pushed_l3();
 		test_stored_inclusion();
+		test_fetched_inclusion();
+		test_set_write();
 	}
 	test_matrix();
 	test_policy_matrix();

@@ -162,6 +162,26 @@ static void test_sim_runner(void)
 	tap_eq(res.min[0], 0, "and touch no data line");
 	amp_plan_free(&p);
 
+	/* Code in the region: a fetched line is the data line of the same
+	 * offset below L1 (one physical line), not a line of code apart. */
+	{
+		uint64_t line = 4096 * 7;
+
+		amp_plan_init(&p, "code in region", 1 << 16);
+		amp_plan_add_seq(&p, &line, 1);
+		amp_plan_add_pass(&p, 0, AMP_OP_FLUSH, 1, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 1, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_TOUCH, 1, 1);
+		for (int in_region = 0; in_region < 2; in_region++) {
+			p.code_in_region = in_region;
+			tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "fetch then load runs");
+			tap_ok(res.min[0] == 1 && res.min[2] == (uint64_t)!in_region,
+			       "the load misses L1d and %s L2 (%llu, %llu)", in_region ? "hits" : "misses",
+			       (unsigned long long)res.min[0], (unsigned long long)res.min[2]);
+		}
+		amp_plan_free(&p);
+	}
+
 	/* Touch passes load like chased ones: a walk over 512 lines after a
 	 * flush misses L1d on each of them once. */
 	simple_plan(&p, 16384, 32, 512, (enum amp_op[]){ AMP_OP_FLUSH, AMP_OP_TOUCH }, (int[]){ 0, 1 }, 2);
@@ -278,6 +298,34 @@ static void test_real_runner(void)
 #endif
 	amp_plan_free(&p);
 
+#if defined(__x86_64__) || defined(__aarch64__)
+	/* Code in the region: the chain runs on the arena's own page, and
+	 * the page is writable again once the plan is done. */
+	{
+		struct amp_arena arena;
+		uint64_t code[2] = { 8192, 8192 + 128 }, data[2] = { 0, 64 }, store = 8192 + 512;
+
+		tap_eq(amp_arena_open(&arena, 1 << 16, 0, err, sizeof err), 0, "an arena for code in place");
+		amp_plan_init(&p, "code in region", 1 << 16);
+		p.arena = &arena;
+		p.code_in_region = 1;
+		amp_plan_add_seq(&p, code, 2);
+		amp_plan_add_seq(&p, data, 2);
+		amp_plan_add_pass(&p, 0, AMP_OP_FLUSH, 1, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 3, 1);
+		amp_plan_add_pass(&p, 0, AMP_OP_TOUCH, 1, 1);
+		amp_plan_add_pass(&p, 1, AMP_OP_LOAD, 2, 1);
+		tap_eq(amp_run(&p, &host, NULL, 3, &res, err, sizeof err), 0, "a chain in the arena runs: %s", err);
+		arena.base[8192] = 1;
+		tap_ok(arena.base[8192] == 1, "and its page takes stores again");
+		amp_plan_add_seq(&p, &store, 1);
+		amp_plan_add_pass(&p, 2, AMP_OP_STORE, 1, 0);
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "a store on a page of code is refused");
+		tap_has(err, "page that holds code", "with the reason");
+		amp_plan_free(&p);
+		amp_arena_close(&arena);
+	}
+#endif
 	{
 		uint64_t close_off[2] = { 0, 2 };
 		struct amp_jumpchain *jc = amp_jumpchain_build(4096, close_off, 2, err, sizeof err);
