@@ -87,6 +87,9 @@
 #define TIMED_SURE 0.75
 #define TIMED_VOTES_MAX 32
 #define FILL_TRIES 64
+/* Counters: searches from the pool that thrashed again, where group
+ * testing could drop nothing (that thrash was other data's). */
+#define SEARCH_RETRIES 2
 /* Counters: lines tried for one out of the set the pushers left. */
 #define OUTSIDER_TRIES 16
 
@@ -871,34 +874,56 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	e->region = e->npool * spacing;
 	if (!(s = pool_alloc(e, 0, off, err, len)))
 		return -1;
-	/* Doubling, and the largest pool last (a level may need more lines
-	 * than the power of two below it, yet fewer than the one above). */
-	for (;; n = n < max && 2 * n > max ? max : 2 * n) {
-		if (n > max) {
+	/* The first walk flushes the whole pool: lines of its pages that
+	 * other plans (or the zeroing of fresh pages) left in this level
+	 * would take ways of its sets, and under random replacement a set
+	 * of no more lines than ways then misses for many walks. */
+	free(walked);
+	walked = malloc(e->npool * sizeof *walked);
+	nwalked = walked ? e->npool : 0;
+	if (walked)
+		memcpy(walked, e->pool, e->npool * sizeof *walked);
+	for (unsigned attempt = 0;; attempt++) {
+		uint64_t m;
+
+		/* Doubling, and the largest pool last (a level may need more
+		 * lines than the power of two below it, yet fewer than the one
+		 * above). */
+		for (;; n = n < max && 2 * n > max ? max : 2 * n) {
+			if (n > max) {
+				free(s);
+				snprintf(err, len,
+					 "%s: no pool of up to %llu lines, one per page at one page offset, thrashes it (its sets may hash more address bits than the page colour%s)",
+					 lv->name, (unsigned long long)max,
+					 lv->method == AMP_METHOD_TIMING ? "; a bigger pool would not fit L1, which the timing reference needs" : "");
+				return -1;
+			}
+			if (thrashes(c, lv, NULL, e->pool, n, e->region, &yes, err, len) < 0) {
+				free(s);
+				return -1;
+			}
+			if (yes)
+				break;
+		}
+		e->searched = m = n;
+		memcpy(s, e->pool, n * sizeof *s);
+		if (reduce(c, lv, NULL, s, &m, e->region, err, len) < 0) {
 			free(s);
-			snprintf(err, len,
-				 "%s: no pool of up to %llu lines, one per page at one page offset, thrashes it (its sets may hash more address bits than the page colour%s)",
-				 lv->name, (unsigned long long)max,
-				 lv->method == AMP_METHOD_TIMING ? "; a bigger pool would not fit L1, which the timing reference needs" : "");
 			return -1;
 		}
-		if (thrashes(c, lv, NULL, e->pool, n, e->region, &yes, err, len) < 0) {
-			free(s);
-			return -1;
-		}
-		if (yes)
+		if (m >= 2 && m <= AMP_MAX_CONG) {
+			n = m;
 			break;
-	}
-	e->searched = n;
-	memcpy(s, e->pool, n * sizeof *s);
-	if (reduce(c, lv, NULL, s, &n, e->region, err, len) < 0) {
-		free(s);
-		return -1;
-	}
-	if (n < 2 || n > AMP_MAX_CONG) {
-		free(s);
-		snprintf(err, len, "%s: group testing ended with %llu lines", lv->name, (unsigned long long)n);
-		return -1;
+		}
+		/* No group could go: the pool's thrash was lines of other
+		 * data in its sets (not the pool's; a random level drops them
+		 * only after many misses), which the walks since have pushed
+		 * out.  The same pool again, then larger ones. */
+		if (attempt == SEARCH_RETRIES) {
+			free(s);
+			snprintf(err, len, "%s: group testing ended with %llu lines", lv->name, (unsigned long long)m);
+			return -1;
+		}
 	}
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
