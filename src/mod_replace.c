@@ -729,10 +729,17 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 			return -1;
 		e[h] = (misses - (paired ? base_misses : (double)cold)) / rounds;
 		d->last_e[h] = e[h];
-		/* Against a base, random: every plan near the model's share. */
-		random = random && (paired ? d->rand_probe[h] > 0 && e[h] >= d->rand_probe[h] / 2 &&
-						     e[h] <= d->rand_probe[h] + TOL
-					   : e[h] >= RANDOM_MIN);
+		/* Against a base, random: every plan near the model's share
+		 * (below it by half the share, or by five binomial standard
+		 * errors of the rounds where the share is small: a fifo plan's
+		 * 0.10 of a random 16-way L2 read 0.03 to 0.19). */
+		if (paired) {
+			double p = d->rand_probe[h], low = p - fmax(p / 2, 5 * sqrt(p * (1 - p) / rounds));
+
+			random = random && p > 0 && e[h] >= low && e[h] <= p + TOL;
+		} else {
+			random = random && e[h] >= RANDOM_MIN;
+		}
 	}
 	for (int t = 0; t < d->npol; t++) {
 		double worst = 0, level = 0;

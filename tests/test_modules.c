@@ -706,8 +706,7 @@ static int keeps_touched(const struct gen_level *g)
 /* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
  * run on the eviction-set lines of level k: no level between it and L1
  * is exclusive with a way past a page (its set is out of reach), for
- * replacement the level is not random with 16 ways or more (amp(1): not
- * covered) and none above is exclusive, and for inclusion a level above
+ * replacement none above is exclusive, and for inclusion a level above
  * can keep a line through them (the one right above, or L1 above L2),
  * or stores pass every level above and allocate here, or the L1i keeps
  * it (fetched code) where every level between is exclusive. */
@@ -716,11 +715,8 @@ static int evset_testable(const struct gen_level *want, int k, int q)
 	for (int j = 1; j < k; j++)
 		if (want[j].incl == AMP_INCL_EXCLUSIVE && (q == 0 || want[j].sets * want[j].line > 4096))
 			return 0;
-	if (q == 0 && strcmp(want[k].pol, "random") == 0 && want[k].ways >= 16)
-		return 0;
 	if (q == 2) {
 		int stores_pass = !want[k].noalloc && want[k].incl != AMP_INCL_EXCLUSIVE;
-
 		int code_kept = want[k].incl != AMP_INCL_EXCLUSIVE || k == 1;
 
 		for (int j = 0; j < k; j++)
