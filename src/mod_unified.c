@@ -30,6 +30,10 @@
  * share that missed.  Where the level's size is out of reach by timing
  * (its ways unknown), the sweep's effective size stands in for it.
  *
+ * Where half an L2 found by eviction sets is under twice what the levels
+ * above hold, one line of its set is fetched, then loaded instead
+ * (set_line_vote).
+ *
  * Limits: data and code (2.5 times the level) pass through the level
  * below; an inclusive level below smaller than that back-invalidates
  * data from this one and makes a split level look unified. */
@@ -219,6 +223,47 @@ static int timed_misses(struct amp_ctx *c, const struct amp_level *lv, const str
 	return rc;
 }
 
+/* Counters, an L2 whose sets came from eviction sets where no region
+ * fits it yet leaves the levels above (half of it under twice what they
+ * hold): a line of its kept set fetched as code on its own frame
+ * (code_in_region), then loaded.  A unified level took the fetched line
+ * and the load, which misses L1d, hits here; a level of data alone (an
+ * L2d beside an L2i) never saw it.  Not for an exclusive level, which
+ * takes no fetched line on the way up (the region test, where it runs,
+ * sees the L1i's victims land there). */
+static int set_line_usable(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	return c->method == AMP_METHOD_COUNTERS && lv->side == AMP_SIDE_DATA && lv->sets_by_experiment &&
+	       lv->nset_lines > 0 && lv->above && lv->above->level == 1 && amp_param_conclusive(&lv->line) &&
+	       !(amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE);
+}
+
+static int set_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
+			 size_t len)
+{
+	uint64_t line = lv->set_lines[v % (unsigned)lv->nset_lines];
+	struct amp_plan p;
+	double misses;
+	int rc;
+
+	amp_plan_init(&p, "unified, one line", amp_set_lines_region(lv, (uint64_t)lv->line.value, 0));
+	p.arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	p.code_in_region = 1;
+	if (amp_plan_add_seq(&p, &line, 1) < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+		return -1;
+	}
+	amp_plan_add_pass(&p, 0, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 1, 0);
+	amp_plan_add_pass(&p, 0, AMP_OP_TOUCH, 1, 1);
+	rc = amp_count_mean(c, &p, lv->ev, &misses, err, len);
+	amp_plan_free(&p);
+	if (rc == 0)
+		*value = misses < 0.5; /* 1: the fetch left the line here */
+	return rc;
+}
+
 static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 			char *err, size_t len)
 {
@@ -228,7 +273,7 @@ static int unified_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 	int rc;
 
 	if (probe_region(c, lv, &pr, err, len) < 0)
-		return -1;
+		return set_line_usable(c, lv) ? set_line_vote(c, lv, v, value, err, len) : -1;
 	if (lv->method == AMP_METHOD_TIMING) {
 		rc = timed_misses(c, lv, &pr, v, &misses, err, len);
 	} else {
@@ -276,7 +321,7 @@ static int unified_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "no latency gap to the level below it");
 		return 0;
 	}
-	return probe_region(c, lv, &pr, why, len) == 0;
+	return probe_region(c, lv, &pr, why, len) == 0 || set_line_usable(c, lv);
 }
 
 static int unified_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)

@@ -1109,7 +1109,8 @@ static void test_fetched_inclusion(void)
  * its ways of one set's lines are stored and loaded back (mod_write.c),
  * past pushers where L1d has more ways (a 6-way L2 under a 20-way L1d)
  * or by their own number (a 20-way L2 under a 12-way L1d), lru and
- * random, noise 0.01.  And a level whose inclusion stays unknown once
+ * random, noise 0.01; and split or unified there by one of the set's
+ * lines fetched, then loaded (mod_unified.c), a split L2 too.  And a level whose inclusion stays unknown once
  * exclusion is ruled out (an L3 under a FIFO inclusive L2 that keeps no
  * line): its write policy, and its effective size is its size. */
 static void test_set_write(void)
@@ -1130,10 +1131,28 @@ static void test_set_write(void)
 		runs++;
 		if (!(l2 = run_scattered_noisy(spec, "L2")))
 			continue;
-		ok = amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == alloc;
+		ok = amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == alloc &&
+		     amp_param_conclusive(&l2->unified) && l2->unified.value == 1;
 		exact += judged(ok, spec, l2);
 	}
-	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 under half twice what L1d holds: write allocation on one set, exact in %d of %d runs",
+	for (int k = 0; k < 2; k++) {
+		/* A split L2: fetched code never reaches the L2d. */
+		static const char *const split =
+			"L1d:size=160K,assoc=20,line=64;L1i:size=160K,assoc=20,line=64;"
+			"L2i:size=384K,assoc=6,line=128;L2d:size=384K,assoc=6,line=128,write=%s";
+		char spec[256];
+		const struct amp_level *l2;
+		int ok;
+
+		snprintf(spec, sizeof spec, split, k ? "allocate" : "noallocate");
+		runs++;
+		if (!(l2 = run_scattered_noisy(spec, "L2")))
+			continue;
+		ok = amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == k &&
+		     amp_param_conclusive(&l2->unified) && l2->unified.value == 0;
+		exact += judged(ok, spec, l2);
+	}
+	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 under half twice what L1d holds: write allocation and split/unified on one set, exact in %d of %d runs",
 	       exact, runs);
 	const struct amp_level *lv = run_through("L1d:size=8K,assoc=8,line=128,write=noallocate;L1i:size=8K,assoc=8,line=128;"
 						 "L2:size=1280K,assoc=10,line=256,policy=fifo,inclusion=inclusive;"
