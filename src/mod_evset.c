@@ -1799,13 +1799,28 @@ static int kept_otherwise(struct amp_ctx *c, struct amp_level *lv, const struct 
 			  const char *why, char *err, size_t len)
 {
 	char by_stores[AMP_REASON_LEN], by_code[AMP_REASON_LEN];
-	uint64_t other;
+	uint64_t other = 0;
+	int have_other = 1;
 
-	if (incl_control(c, lv, e, &other, err, len) < 0)
-		return -1;
-	if (inclusion_by_stores(c, lv, e, other, value, by_stores, sizeof by_stores) == 0 ||
-	    inclusion_by_code(c, lv, e, other, value, by_code, sizeof by_code) == 0)
+	/* No control line for the stores where every pool line seems to
+	 * join the set (an exclusive pair under a direct-mapped L1d: any
+	 * line of L1's set takes a way the pair needs).  The code's control
+	 * only needs a line out of the walk: one that is in the set here
+	 * fails it safely (an inclusive level takes it from the L1i). */
+	if (incl_control(c, lv, e, &other, by_stores, sizeof by_stores) < 0) {
+		have_other = 0;
+		for (uint64_t i = e->nbase; i < e->npool && !have_other; i++)
+			if (!in_set(e, e->pool[i])) {
+				other = e->pool[i];
+				have_other = 1;
+			}
+	} else if (inclusion_by_stores(c, lv, e, other, value, by_stores, sizeof by_stores) == 0) {
 		return 0;
+	}
+	if (have_other && inclusion_by_code(c, lv, e, other, value, by_code, sizeof by_code) == 0)
+		return 0;
+	if (!have_other)
+		snprintf(by_code, sizeof by_code, "no pool line out of its set");
 	snprintf(err, len, "%s: %s %s, and neither stores nor fetched code can stand in (stores: %s; code: %s)",
 		 lv->name, lv->above->name, why, by_stores, by_code);
 	return -1;

@@ -228,14 +228,16 @@ static int timed_misses(struct amp_ctx *c, const struct amp_level *lv, const str
  * hold): a line of its kept set fetched as code on its own frame
  * (code_in_region), then loaded.  A unified level took the fetched line
  * and the load, which misses L1d, hits here; a level of data alone (an
- * L2d beside an L2i) never saw it.  Not for an exclusive level, which
- * takes no fetched line on the way up (the region test, where it runs,
- * sees the L1i's victims land there). */
+ * L2d beside an L2i) never saw it.  Only for a level known not to be
+ * exclusive: an exclusive one takes no fetched line on the way up and
+ * would read split (the region test, where it runs, sees the L1i's
+ * victims land there). */
 static int set_line_usable(const struct amp_ctx *c, const struct amp_level *lv)
 {
 	return c->method == AMP_METHOD_COUNTERS && lv->side == AMP_SIDE_DATA && lv->sets_by_experiment &&
 	       lv->nset_lines > 0 && lv->above && lv->above->level == 1 && amp_param_conclusive(&lv->line) &&
-	       !(amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE);
+	       ((amp_param_conclusive(&lv->inclusion) && lv->inclusion.value != AMP_INCL_EXCLUSIVE) ||
+		lv->not_exclusive);
 }
 
 static int set_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
