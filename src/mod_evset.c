@@ -1676,7 +1676,8 @@ static int probed_after(struct amp_ctx *c, const struct amp_level *lv, const str
 	uint64_t all[AMP_SET_LINES_MAX + AMP_MAX_CONG + 1];
 	int f, q, w, rc;
 
-	memcpy(all, walk, n * sizeof *all);
+	if (n)
+		memcpy(all, walk, n * sizeof *all); /* walk may be NULL when n is 0 */
 	all[n] = k;
 	amp_plan_init(&p, "inclusion, code", e->region);
 	p.arena = counted_frames(lv);
