@@ -150,6 +150,11 @@ uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npu
 	return region;
 }
 
+const struct amp_arena *amp_set_frames(const struct amp_level *lv)
+{
+	return lv->set_arena.base ? &lv->set_arena : NULL;
+}
+
 const struct amp_level *amp_find_l1i(const struct amp_ctx *c)
 {
 	for (int i = 0; i < c->nlv; i++)

@@ -271,6 +271,10 @@ const struct amp_level *amp_spread_above(const struct amp_level *lv);
 /* The region that holds lv's kept set lines and its first npush
  * pushers (mod_evset.c), each `unit` bytes long. */
 uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npush);
+/* Real machine: the frames lv's eviction-set search ran on and its kept
+ * set lines lie on (a fresh mapping would bring other frames, and other
+ * sets); NULL on the simulated machine, whose frames stay put. */
+const struct amp_arena *amp_set_frames(const struct amp_level *lv);
 /* The level-1 instruction cache of c's hierarchy, or NULL. */
 const struct amp_level *amp_find_l1i(const struct amp_ctx *c);
 /* The line of lv or, where it is not known, of the nearest level above

@@ -177,14 +177,6 @@ static double thrash_threshold(const struct amp_level *lv)
 	return t;
 }
 
-/* Counters, real machine: the frames every walk of the level's search
- * runs on (a fresh mapping per walk would bring other frames, and
- * another set); NULL on the simulated machine, whose frames stay put. */
-static const struct amp_arena *counted_frames(const struct amp_level *lv)
-{
-	return lv->set_arena.base ? &lv->set_arena : NULL;
-}
-
 /* The lines of the last counted walk.  Each walk first flushes them:
  * under random replacement a set left holding a line the walk dropped
  * keeps missing for about `ways` more misses, which would read as a
@@ -212,7 +204,7 @@ static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const stru
 		t[n + i] = e->push[i];
 		region = e->push[i] + 64 > region ? e->push[i] + 64 : region;
 	}
-	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, counted_frames(lv), &rate, err,
+	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, amp_set_frames(lv), &rate, err,
 				     len) < 0) {
 		free(t);
 		return -1;
@@ -1432,7 +1424,7 @@ static int incl_plan(struct amp_plan *p, const struct amp_level *lv, const struc
 	unsigned ways = (unsigned)(e->nset - 1);
 
 	amp_plan_init(p, "inclusion", e->region);
-	p->arena = lv->method == AMP_METHOD_COUNTERS ? counted_frames(lv) : &e->arena;
+	p->arena = lv->method == AMP_METHOD_COUNTERS ? amp_set_frames(lv) : &e->arena;
 	w = amp_plan_add_seq(p, t->chain, (size_t)t->nchain);
 	if (w < 0)
 		goto oom;
@@ -1602,7 +1594,7 @@ static int stored_between(struct amp_ctx *c, const struct amp_level *lv, const s
 	memcpy(all, store, n * sizeof *all);
 	all[n] = load;
 	amp_plan_init(&p, "inclusion, stores", e->region);
-	p.arena = counted_frames(lv);
+	p.arena = amp_set_frames(lv);
 	f = amp_plan_add_seq(&p, all, (size_t)(n + 1));
 	k = amp_plan_add_seq(&p, &load, 1);
 	s = amp_plan_add_seq(&p, store, (size_t)n);
@@ -1621,6 +1613,19 @@ static int stored_between(struct amp_ctx *c, const struct amp_level *lv, const s
 	return rc;
 }
 
+/* The set's lines but its target, then the way vote's joiners, at most
+ * AMP_SET_LINES_MAX in all, into out; how many. */
+static uint64_t set_others(const struct evset *e, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 1; i < e->nset; i++)
+		out[n++] = e->set[i];
+	for (uint64_t i = 0; i < e->njoin && n < AMP_SET_LINES_MAX; i++)
+		out[n++] = e->join[i];
+	return n;
+}
+
 /* Counters, where L1 cannot keep a line through a walk of its set
  * (direct-mapped or FIFO): stores that bypass L1 (write-no-allocate
  * there) but allocate here fill K's set here without touching L1.  K
@@ -1633,13 +1638,9 @@ static int inclusion_by_stores(struct amp_ctx *c, struct amp_level *lv, const st
 			       int64_t *value, char *err, size_t len)
 {
 	const struct amp_level *up = lv->above;
-	uint64_t ways = e->nset - 1, store[AMP_SET_LINES_MAX], n = 0;
+	uint64_t ways = e->nset - 1, store[AMP_SET_LINES_MAX], n = set_others(e, store);
 	double kept_above, missed_here, reload;
 
-	for (uint64_t i = 1; i < e->nset; i++)
-		store[n++] = e->set[i];
-	for (uint64_t i = 0; i < e->njoin && n < AMP_SET_LINES_MAX; i++)
-		store[n++] = e->join[i];
 	/* Under random replacement K goes only after many more stores than
 	 * ways (the first fill the ways a flush left empty): the joiners
 	 * too, which the way vote finds. */
@@ -1673,24 +1674,21 @@ static int probed_after(struct amp_ctx *c, const struct amp_level *lv, const str
 			enum amp_op probe, enum amp_event ev, double *misses, char *err, size_t len)
 {
 	struct amp_plan p;
-	uint64_t all[AMP_SET_LINES_MAX + AMP_MAX_CONG + 1];
-	int f, q, w, rc;
+	int q, w, rc;
 
-	if (n)
-		memcpy(all, walk, n * sizeof *all); /* walk may be NULL when n is 0 */
-	all[n] = k;
 	amp_plan_init(&p, "inclusion, code", e->region);
-	p.arena = counted_frames(lv);
+	p.arena = amp_set_frames(lv);
 	p.code_in_region = 1;
-	f = amp_plan_add_seq(&p, all, (size_t)(n + 1));
 	q = amp_plan_add_seq(&p, &k, 1);
 	w = n ? amp_plan_add_seq(&p, walk, (size_t)n) : 0;
-	if (f < 0 || q < 0 || w < 0) {
+	if (q < 0 || w < 0) {
 		amp_plan_free(&p);
 		snprintf(err, len, "out of memory for an inclusion test");
 		return -1;
 	}
-	amp_plan_add_pass(&p, f, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, q, AMP_OP_FLUSH, 1, 0);
+	if (n)
+		amp_plan_add_pass(&p, w, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(&p, q, bring, 1, 0);
 	if (n)
 		amp_plan_add_pass(&p, w, walk_op, times, 0);
@@ -1733,8 +1731,8 @@ static int exclusive_by_code(struct amp_ctx *c, const struct amp_level *lv, cons
  * code stays here (where it does not, exclusive_by_code may tell an
  * exclusive level), the loads take it out of this level (they miss it
  * in a share p of the runs), and leave a fetched line out of this set
- * in the L1i.  The L1i
- * misses on K's refetch above p / 2 mean inclusive.  Levels between L1
+ * in the L1i.  The L1i misses on K's refetch above p / 2 mean
+ * inclusive.  Levels between L1
  * and this one must be exclusive: an inclusive or NINE one could hold
  * K (the first check could not see this level) or take it from the L1i
  * itself. */
@@ -1742,9 +1740,10 @@ static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const stru
 			     int64_t *value, char *err, size_t len)
 {
 	const struct amp_level *l1i = amp_find_l1i(c);
-	uint64_t ways = e->nset - 1, walk[AMP_SET_LINES_MAX + AMP_MAX_CONG], n = 0;
+	uint64_t ways = e->nset - 1, walk[AMP_SET_LINES_MAX + AMP_MAX_CONG], n = set_others(e, walk);
 	unsigned times = (unsigned)(1 + 4 * ways);
-	double stays, left = 0, kept = 0, refetch;
+	double stays, left, kept, refetch;
+	int exclusive;
 
 	if (!l1i || !l1i->measurable || l1i->method != AMP_METHOD_COUNTERS) {
 		snprintf(err, len, "no L1i miss counter");
@@ -1755,35 +1754,29 @@ static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const stru
 			snprintf(err, len, "%s between is not known to be exclusive", a->name);
 			return -1;
 		}
-	for (uint64_t i = 1; i < e->nset; i++)
-		walk[n++] = e->set[i];
-	for (uint64_t i = 0; i < e->njoin && n < AMP_SET_LINES_MAX; i++)
-		walk[n++] = e->join[i];
-	for (uint64_t i = 0; i < e->npush; i++)
-		walk[n++] = e->push[i];
+	memcpy(walk + n, e->push, e->npush * sizeof *walk);
+	n += e->npush;
 	if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, NULL, 0, AMP_OP_TOUCH, 0, AMP_OP_TOUCH, lv->ev, &stays, err,
 			 len) < 0)
 		return -1;
 	if (stays >= 0.5) {
-		int exclusive;
-
 		if (exclusive_by_code(c, lv, e, &exclusive, err, len) < 0)
 			return -1;
-		if (exclusive) {
-			*value = AMP_INCL_EXCLUSIVE;
-			return 0;
+		if (!exclusive) {
+			snprintf(err, len, "fetched code does not stay here");
+			return -1;
 		}
+		*value = AMP_INCL_EXCLUSIVE;
+		return 0;
 	}
-	if (stays < 0.5 &&
-	    (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_TOUCH, lv->ev,
-			  &left, err, len) < 0 ||
-	     probed_after(c, lv, e, other, AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_IFETCH, l1i->ev,
-			  &kept, err, len) < 0))
+	if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_TOUCH, lv->ev,
+			 &left, err, len) < 0 ||
+	    probed_after(c, lv, e, other, AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_IFETCH, l1i->ev, &kept,
+			 err, len) < 0)
 		return -1;
-	if (stays >= 0.5 || left < 0.5 || kept >= 0.5) {
-		snprintf(err, len, "%s", stays >= 0.5 ? "fetched code does not stay here"
-				 : left < 0.5 ? "loads of its set leave fetched code here"
-					      : "loads of its set take code from the L1i too");
+	if (left < 0.5 || kept >= 0.5) {
+		snprintf(err, len, "%s", left < 0.5 ? "loads of its set leave fetched code here"
+						    : "loads of its set take code from the L1i too");
 		return -1;
 	}
 	if (probed_after(c, lv, e, e->set[0], AMP_OP_IFETCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_IFETCH,

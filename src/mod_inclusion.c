@@ -646,11 +646,13 @@ static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t l
 	amp_vote(c, lv, incl_vote, &lv->inclusion);
 	/* Inclusive or NINE, unknown which: the size is all its own. */
 	lv->not_exclusive = 2 * exclusion_ruled_out > c->votes;
-	if ((!lv->inclusion.known || lv->inclusion.inconclusive) && lv->not_exclusive)
-		effective_is_size(lv);
-	else if (!lv->inclusion.known || lv->inclusion.inconclusive)
-		amp_param_unknown(&lv->effective_size, "needs the inclusion first (%s)",
-				  lv->inclusion.reason);
+	if (!lv->inclusion.known || lv->inclusion.inconclusive) {
+		if (lv->not_exclusive)
+			effective_is_size(lv);
+		else
+			amp_param_unknown(&lv->effective_size, "needs the inclusion first (%s)",
+					  lv->inclusion.reason);
+	}
 	else if (lv->inclusion.value == AMP_INCL_EXCLUSIVE)
 		own_share(c, lv);
 	else

@@ -567,7 +567,7 @@ static int build_found_plan(const struct design *d, const struct amp_level *lv, 
 	}
 	region = amp_set_lines_region(lv, d->line, d->push);
 	amp_plan_init(p, "replacement", region);
-	p->arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	p->arena = amp_set_frames(lv);
 	fs = amp_plan_add_seq(p, last, (size_t)a);
 	ts = amp_plan_add_seq(p, test, (size_t)n);
 	free(test);

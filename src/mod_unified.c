@@ -249,7 +249,7 @@ static int set_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 	int rc;
 
 	amp_plan_init(&p, "unified, one line", amp_set_lines_region(lv, (uint64_t)lv->line.value, 0));
-	p.arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	p.arena = amp_set_frames(lv);
 	p.code_in_region = 1;
 	if (amp_plan_add_seq(&p, &line, 1) < 0) {
 		amp_plan_free(&p);

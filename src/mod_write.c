@@ -121,12 +121,11 @@ static int set_lines_usable(const struct amp_ctx *c, const struct amp_level *lv,
 			 amp_spread_above(lv)->name);
 		return 0;
 	}
-	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (!lv->nset_pushers && a->thrash_ways >= lv->thrash_ways) {
+	for (const struct amp_level *a = lv->above; a && !lv->nset_pushers; a = a->above)
+		if (a->thrash_ways >= lv->thrash_ways) {
 			snprintf(why, len, "%s above has as many ways and no pushers were found", a->name);
 			return 0;
 		}
-	}
 	return 1;
 }
 
@@ -138,7 +137,7 @@ static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *valu
 	int fs, ss, ps = 0, rc;
 
 	amp_plan_init(&p, "write, one set", amp_set_lines_region(lv, unit, lv->nset_pushers));
-	p.arena = lv->set_arena.base ? &lv->set_arena : NULL; /* the frames the lines were found on */
+	p.arena = amp_set_frames(lv);
 	fs = amp_plan_add_seq(&p, lv->set_lines, (size_t)lv->nset_lines);
 	ss = amp_plan_add_seq(&p, lv->set_lines, (size_t)w);
 	if (lv->nset_pushers)
