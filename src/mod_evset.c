@@ -75,12 +75,19 @@
  * in ~64 at one page offset joined on that guest's L2). */
 #define TARGET_POOL 4096
 #define VERIFY_REPS (3 * AMP_RELOAD_REPS)
+/* Timing: group testing starts from the shortest prefix of a shuffled
+ * pool, from this many lines doubling, that evicts the target. */
+#define PREFIX_LINES 64
 /* A false "evicts" drops a needed line; the search then steps back. */
 #define MAX_BACKTRACKS 8
 #define SEARCH_TRIES 4
 /* Timing: random lines are sampled until this many joined a set (the
  * share's relative error is about 1/sqrt of it), or this many tested. */
-#define JOINERS_TIMED 64
+#define JOINERS_TIMED 128
+/* Timing: lone lines that evicted a target, tested again together
+ * (confirm_joiners), each JOIN_RETESTS times. */
+#define JOIN_BATCH 16
+#define JOIN_RETESTS 3
 #define CANDIDATES_TIMED (1u << 18)
 /* Timing: an associativity with a smaller share of the votes gets as
  * many votes again, up to TIMED_VOTES_MAX in all. */
@@ -90,6 +97,9 @@
 /* Counters: searches from the pool that thrashed again, where group
  * testing could drop nothing (that thrash was other data's). */
 #define SEARCH_RETRIES 2
+/* Timing: pool lines tested per pusher wanted (a level of two page
+ * colours spares half of them). */
+#define PUSHER_TRIES 8
 /* Counters: lines tried for one out of the set the pushers left. */
 #define OUTSIDER_TRIES 16
 
@@ -339,8 +349,8 @@ static void evset_free(struct evset *e)
  * reload of `target` after walks of s[0..n-1] and the warm-up line in
  * the target's page, the other half (another L1 set), is slower than
  * after the base walk by more than e->evicted; *ticks: by how much. */
-static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
-		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
+static int evicts_after(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+			uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
 	double base, t;
 
@@ -352,6 +362,26 @@ static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, con
 	if (ticks)
 		*ticks = t;
 	return 0;
+}
+
+/* The same with e's pushers (timed_pushers) walked after s. */
+static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+		  uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
+{
+	uint64_t *walk;
+	int rc;
+
+	if (!e->npush)
+		return evicts_after(c, e, target, s, n, reps, ticks, yes, err, len);
+	if (!(walk = malloc((n + e->npush) * sizeof *walk))) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	memcpy(walk, s, n * sizeof *walk);
+	memcpy(walk + n, e->push, e->npush * sizeof *walk);
+	rc = evicts_after(c, e, target, walk, n + e->npush, reps, ticks, yes, err, len);
+	free(walk);
+	return rc;
 }
 
 /* Evicts in two tests running: what group testing drops a line on (a
@@ -443,7 +473,7 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 	int yes;
 
 	for (uint64_t i = 0; i < e->npool && k < n; i++)
-		if (!contains(s, n, e->pool[i]))
+		if (!contains(s, n, e->pool[i]) && !contains(e->push, e->npush, e->pool[i]))
 			other[k++] = e->pool[i];
 	if (evicts(c, e, target, other, k, VERIFY_REPS, NULL, &yes, err, len) < 0)
 		return -1;
@@ -462,9 +492,11 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 static int prune_target(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
 			uint64_t target, uint64_t *s, uint64_t *n, char *err, size_t len)
 {
+	/* Without pushers L1's ways take part: at least two lines. */
+	uint64_t least = e->npush ? 1 : 2;
 	int yes;
 
-	if (*n < 2 || *n + 1 > AMP_MAX_CONG) {
+	if (*n < least || *n + 1 > AMP_MAX_CONG) {
 		snprintf(err, len, "%s: group testing ended with %llu lines", lv->name, (unsigned long long)*n);
 		return -1;
 	}
@@ -483,12 +515,87 @@ static int prune_target(struct amp_ctx *c, const struct amp_level *lv, const str
 	}
 	if (evicts(c, e, target, s, *n, VERIFY_REPS, NULL, &yes, err, len) < 0)
 		return -1;
-	if (!yes || *n < 2) {
+	if (!yes || *n < least) {
 		snprintf(err, len, "%s: its %llu-line eviction set stopped evicting its target", lv->name,
 			 (unsigned long long)*n);
 		return -1;
 	}
 	return control_spares(c, lv, e, target, s, *n, err, len);
+}
+
+/* Timing: the shortest prefix of s (64 lines, doubling up to the whole
+ * pool) that evicts the target in two tests running, where group
+ * testing starts.  Long walks made it stall here: on the Zen 4 guest
+ * searches from all 4096 lines lost the set at 200 to 900 lines in
+ * about half the votes (a level that protects a line it hit from a
+ * long run of misses, as thrash-resistant insertion does, spares the
+ * target there), and they cost the most. */
+static int evicting_prefix(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			   uint64_t target, const uint64_t *s, uint64_t *m, char *err, size_t len)
+{
+	for (uint64_t n = PREFIX_LINES;; n = 2 * n < e->npool ? 2 * n : e->npool) {
+		int yes;
+
+		if (evicts_twice(c, e, target, s, n, AMP_RELOAD_REPS, &yes, err, len) < 0)
+			return -1;
+		if (yes) {
+			*m = n;
+			return 0;
+		}
+		if (n == e->npool) {
+			snprintf(err, len, "%s: no prefix of %llu pool lines evicts its target", lv->name,
+				 (unsigned long long)n);
+			return -1;
+		}
+	}
+}
+
+/* Timing, a level with at most one way more than L1 above it: a minimal
+ * set that evicts the target overflows L1's set too, so it may hold
+ * only some of this level's ways and lines of other sets (it is then
+ * L1's ways long, whatever this level's).  Pushers settle it: lines of
+ * the target's L1 set out of its set here, walked after every walk
+ * (evicts appends them), so each line leaves L1 and only this level can
+ * keep it.  The set found holds at least this level's ways of the
+ * target's set and overflows L1: it evicts a pool line of that set and
+ * spares any other (L1 lets it go; here it stays).  A pusher is a line
+ * it spares in two tests (a false "spares" would put a pusher in the
+ * set and the ways one short).  The set is then searched down again
+ * with them.  0, or -1 with err. */
+static int timed_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t target,
+			 uint64_t *set, uint64_t *n, char *err, size_t len)
+{
+	uint64_t want = (uint64_t)lv->above->assoc.value + 2, tried = 0;
+
+	e->npush = 0;
+	for (uint64_t i = e->nbase; i < e->npool && e->npush < want && e->npush < AMP_MAX_CONG; i++) {
+		uint64_t x = e->pool[i];
+		int yes = 0;
+
+		if (contains(set, *n, x))
+			continue;
+		if (tried++ == PUSHER_TRIES * want) {
+			snprintf(err, len, "%s: its %llu-line eviction set evicts too many of %llu pool lines for %llu pushers (lines of %s's set out of its set here)",
+				 lv->name, (unsigned long long)*n, (unsigned long long)tried - 1,
+				 (unsigned long long)want, lv->above->name);
+			e->npush = 0;
+			return -1;
+		}
+		for (int k = 0; k < 2 && !yes; k++)
+			if (evicts(c, e, x, set, *n, VERIFY_REPS, NULL, &yes, err, len) < 0)
+				return -1;
+		if (!yes)
+			e->push[e->npush++] = x;
+	}
+	if (e->npush < want) {
+		snprintf(err, len, "%s: %llu pushers found, %llu wanted", lv->name, (unsigned long long)e->npush,
+			 (unsigned long long)want);
+		e->npush = 0;
+		return -1;
+	}
+	if (reduce_target(c, lv, e, target, set, n, err, len) < 0 || prune_target(c, lv, e, target, set, n, err, len) < 0)
+		return -1;
+	return 0;
 }
 
 /* Timing: the ways are the lines of a minimal set that evicts a target
@@ -541,11 +648,12 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * the set: searches in other orders of the pool until two agree,
 	 * at most SEARCH_TRIES; the smallest set found wins. */
 	for (int k = 0, agreed = 0; k < SEARCH_TRIES && !agreed; k++) {
-		uint64_t m = e->npool;
+		uint64_t m;
 
-		memcpy(s, e->pool, m * sizeof *s);
-		amp_shuffle(s, (size_t)m, &r);
-		if (reduce_target(c, lv, e, target, s, &m, err, len) < 0 ||
+		memcpy(s, e->pool, e->npool * sizeof *s);
+		amp_shuffle(s, (size_t)e->npool, &r);
+		if (evicting_prefix(c, lv, e, target, s, &m, err, len) < 0 ||
+		    reduce_target(c, lv, e, target, s, &m, err, len) < 0 ||
 		    prune_target(c, lv, e, target, s, &m, err, len) < 0)
 			continue;
 		agreed = m == n;
@@ -556,6 +664,9 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	}
 	free(s);
 	if (!n)
+		return -1;
+	if (lv->above->level == 1 && n <= (uint64_t)lv->above->assoc.value + 1 &&
+	    timed_pushers(c, lv, e, target, best, &n, err, len) < 0)
 		return -1;
 	e->set[0] = target;
 	memcpy(e->set + 1, best, n * sizeof *best);
@@ -1081,7 +1192,7 @@ static int target_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 			    char *err, size_t len)
 {
 	const struct evset *e = &found[v % AMP_MAX_VOTES];
-	uint64_t moved[2 * AMP_MAX_CONG], ways = e->nset - 1;
+	uint64_t moved[3 * AMP_MAX_CONG], ways = e->nset - 1;
 	double t;
 	int yes;
 
@@ -1094,9 +1205,15 @@ static int target_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * them, on the Zen 5 guest). */
 	memcpy(moved, e->l1, e->nl1 * sizeof *moved);
 	for (uint64_t b = 0; b <= 256; b = b ? 2 * b : 8) {
+		/* The pushers move with the set: past L1's line the set
+		 * shares an L1 set with them, not with the target, and
+		 * alone it could fit there and never reach this level. */
 		for (uint64_t i = 0; i < ways; i++)
 			moved[e->nl1 + i] = e->set[1 + i] + b;
-		if (evicts(c, e, e->set[0], moved, ways + e->nl1, AMP_RELOAD_REPS, &t, &yes, err, len) < 0)
+		for (uint64_t i = 0; i < e->npush; i++)
+			moved[e->nl1 + ways + i] = e->push[i] + b;
+		if (evicts_after(c, e, e->set[0], moved, e->nl1 + ways + e->npush, AMP_RELOAD_REPS, &t, &yes, err,
+				 len) < 0)
 			return -1;
 		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved eviction set (bytes)", (double)b,
 				"extra_ticks", "ticks the reload takes beyond the base walk's", t, 0);
@@ -1129,7 +1246,11 @@ struct sampler {
 	const struct evset *e;
 	struct amp_rng r;
 	uint64_t group;   /* lines per test: L1's ways + 4 */
-	uint64_t joined;
+	uint64_t joined;  /* lone lines that evicted the target every time */
+	/* Lone lines that evicted it once, and their fillers, to test again */
+	uint64_t cand[JOIN_BATCH];
+	const uint64_t *cand_fill[JOIN_BATCH];
+	unsigned ncand;
 };
 
 /* Whether ways - 1 lines of the set, g[0..k-1] and fill[0..nfill-1]
@@ -1167,15 +1288,38 @@ static void random_lines(struct sampler *sm, uint64_t off, uint64_t *g, uint64_t
 	}
 }
 
-/* Counts the joiners among g[0..k-1] (which evict together). */
+/* The lone lines that evicted the target are tested again, in rounds
+ * over the batch (a line's retests lie a batch of tests apart, not in
+ * one busy spell), and count only where they evict it every time.  On
+ * the Zen 4 guest a fifth of them spared it in some of four retests
+ * (noise, prefetches): counted, they read the share half again too big,
+ * past the power of two above (a way of 64 KiB for 128). */
+static int confirm_joiners(struct sampler *sm, char *err, size_t len)
+{
+	int alive[JOIN_BATCH];
+
+	for (unsigned i = 0; i < sm->ncand; i++)
+		alive[i] = 1;
+	for (int round = 0; round < JOIN_RETESTS; round++)
+		for (unsigned i = 0; i < sm->ncand; i++)
+			if (alive[i] && group_evicts(sm, &sm->cand[i], 1, sm->cand_fill[i], &alive[i], err, len) < 0)
+				return -1;
+	for (unsigned i = 0; i < sm->ncand; i++)
+		sm->joined += (uint64_t)alive[i];
+	sm->ncand = 0;
+	return 0;
+}
+
+/* Finds the lone lines among g[0..k-1] (which evict together). */
 static int count_in_group(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill,
 			  char *err, size_t len)
 {
 	int yes;
 
 	if (k == 1) {
-		sm->joined++;
-		return 0;
+		sm->cand[sm->ncand] = g[0];
+		sm->cand_fill[sm->ncand] = fill;
+		return ++sm->ncand == JOIN_BATCH ? confirm_joiners(sm, err, len) : 0;
 	}
 	for (int half = 0; half < 2; half++) {
 		const uint64_t *h = g + (half ? k / 2 : 0);
@@ -1195,7 +1339,7 @@ static int target_way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, 
 	const struct evset *e = &found[v % AMP_MAX_VOTES];
 	uint64_t line = (uint64_t)lv->line.value, tested = 0, g[AMP_MAX_CONG], slots, *fills = NULL, *fill;
 	uint64_t l1way = lv->above->way.known ? (uint64_t)lv->above->way.value : c->page;
-	struct sampler sm = { c, e, { 0 }, (uint64_t)lv->above->assoc.value + 4, 0 };
+	struct sampler sm = { .c = c, .e = e, .group = (uint64_t)lv->above->assoc.value + 4 };
 	char *found_fill = NULL;
 	int yes;
 
@@ -1252,6 +1396,8 @@ static int target_way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, 
 		if (count_in_group(&sm, g, sm.group, fill, err, len) < 0)
 			goto fail;
 	}
+	if (confirm_joiners(&sm, err, len) < 0)
+		goto fail;
 	free(fills);
 	free(found_fill);
 	amp_trace_point(lv, "timing", "lines_tested", "random lines tested (per vote)", (double)tested,
@@ -1395,7 +1541,7 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 	 * lru and tree plru alike).  A touch of K that noise made miss L1
 	 * puts K back here, and only the set's lines after it take it out
 	 * again: they come last, and K's touches among the pushers are few. */
-	for (uint64_t i = 0; i < e->npush; i++) {
+	for (uint64_t i = 0; i < e->npush && t->op == AMP_OP_TOUCH; i++) {
 		if (every && i % push_every == 0)
 			t->chain[t->nchain++] = keep;
 		t->chain[t->nchain++] = e->push[i];
@@ -1850,7 +1996,15 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
 		return -1;
 	}
-	if (e->npush) {
+	if (lv->method == AMP_METHOD_TIMING && ways < (uint64_t)up->assoc.value) {
+		/* K and the set's lines would all fit L1's set: the walk
+		 * would never reach this level (the timed chain has no room
+		 * for pushers among K's words). */
+		snprintf(err, len, "%s: fewer ways (%llu) than %s above it (%lld): a kept line and its set's lines all fit there",
+			 lv->name, (unsigned long long)ways, up->name, (long long)up->assoc.value);
+		return -1;
+	}
+	if (e->npush && lv->method == AMP_METHOD_COUNTERS) {
 		int fits;
 
 		if (pair_fits(c, lv, e, &fits, err, len) < 0)
