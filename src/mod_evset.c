@@ -194,26 +194,38 @@ static double thrash_threshold(const struct amp_level *lv)
 static _Thread_local uint64_t *walked;
 static _Thread_local uint64_t nwalked;
 
+/* off[0..n-1], then e's pushers (none where e is NULL), in a fresh
+ * array (the caller frees it), or NULL with err.  The pushers come
+ * after the walk's lines: every line leaves L1 before its next turn,
+ * and only this level can hold it. */
+static uint64_t *with_pushers_after(const struct evset *e, const uint64_t *off, uint64_t n, char *err, size_t len)
+{
+	uint64_t npush = e ? e->npush : 0, *t = malloc((n + npush) * sizeof *t);
+
+	if (!t) {
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)(n + npush));
+		return NULL;
+	}
+	if (n)
+		memcpy(t, off, n * sizeof *t);
+	if (npush)
+		memcpy(t + n, e->push, npush * sizeof *t);
+	return t;
+}
+
 /* Whether a walk of off[0..n-1] (and e's pushers) thrashes `at`, lv
  * or a level above it (set_above_members), counted on lv's frames. */
 static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
 		       const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, int *yes, char *err,
 		       size_t len)
 {
-	uint64_t npush = e ? e->npush : 0, *t = malloc((n + npush) * sizeof *t);
+	uint64_t npush = e ? e->npush : 0, *t = with_pushers_after(e, off, n, err, len);
 	double rate;
 
-	if (!t) {
-		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)(n + npush));
+	if (!t)
 		return -1;
-	}
-	/* The pushers after the walk's lines: every line leaves L1 before
-	 * its next turn, and only this level can hold it. */
-	memcpy(t, off, n * sizeof *t);
-	for (uint64_t i = 0; i < npush; i++) {
-		t[n + i] = e->push[i];
+	for (uint64_t i = 0; i < npush; i++)
 		region = e->push[i] + 64 > region ? e->push[i] + 64 : region;
-	}
 	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, amp_set_frames(lv), &rate, err,
 				     len) < 0) {
 		free(t);
@@ -373,12 +385,8 @@ static int evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, con
 
 	if (!e->npush)
 		return evicts_after(c, e, target, s, n, reps, ticks, yes, err, len);
-	if (!(walk = malloc((n + e->npush) * sizeof *walk))) {
-		snprintf(err, len, "out of memory");
+	if (!(walk = with_pushers_after(e, s, n, err, len)))
 		return -1;
-	}
-	memcpy(walk, s, n * sizeof *walk);
-	memcpy(walk + n, e->push, e->npush * sizeof *walk);
 	rc = evicts_after(c, e, target, walk, n + e->npush, reps, ticks, yes, err, len);
 	free(walk);
 	return rc;
@@ -1530,18 +1538,22 @@ struct incl_flush {
 static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
 		       uint64_t keep, unsigned word, unsigned every, struct incl_test *t)
 {
-	uint64_t ways = e->nset - 1, push_every = 1;
+	int counted = lv->method == AMP_METHOD_COUNTERS;
+	/* By timing each touch of K takes a word of its own: no room for
+	 * the pushers' touches (target_inclusion_vote then needs the set
+	 * to overflow L1 alone). */
+	uint64_t ways = e->nset - 1, push_every = 1, npush = counted ? e->npush : 0;
 
 	for (uint64_t w = 4; w <= (uint64_t)lv->above->thrash_ways; w *= 2)
 		push_every++;
-	t->op = lv->method == AMP_METHOD_COUNTERS ? AMP_OP_TOUCH : AMP_OP_LOAD;
+	t->op = counted ? AMP_OP_TOUCH : AMP_OP_LOAD;
 	t->nchain = 0;
 	/* Pushers (counters only) first, K touched before every log2(L1's
 	 * ways) of them (a line touched that recently stays in L1 under
 	 * lru and tree plru alike).  A touch of K that noise made miss L1
 	 * puts K back here, and only the set's lines after it take it out
 	 * again: they come last, and K's touches among the pushers are few. */
-	for (uint64_t i = 0; i < e->npush && t->op == AMP_OP_TOUCH; i++) {
+	for (uint64_t i = 0; i < npush; i++) {
 		if (every && i % push_every == 0)
 			t->chain[t->nchain++] = keep;
 		t->chain[t->nchain++] = e->push[i];
