@@ -176,6 +176,10 @@ static uint64_t pool_lines(const struct amp_ctx *c, const struct amp_level *lv)
 	return max > CLASS_SAMPLE ? max : CLASS_SAMPLE;
 }
 
+/* Share of a walk's accesses that miss L2 when all its lines lie in
+ * one set of an exclusive pair that they overflow (set_above_members). */
+#define PAIR_FULL_MISSES 0.85
+
 static double thrash_threshold(const struct amp_level *lv)
 {
 	double t = MIN_MISSES_PER_WALK;
@@ -214,10 +218,12 @@ static uint64_t *with_pushers_after(const struct evset *e, const uint64_t *off, 
 }
 
 /* Whether a walk of off[0..n-1] (and e's pushers) thrashes `at`, lv
- * or a level above it (set_above_members), counted on lv's frames. */
-static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
-		       const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, int *yes, char *err,
-		       size_t len)
+ * or a level above it (set_above_members), counted on lv's frames:
+ * misses per walk over thrash_threshold, or with min_rate > 0 at least
+ * that share of the accesses. */
+static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
+			const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, double min_rate,
+			int *yes, char *err, size_t len)
 {
 	uint64_t npush = e ? e->npush : 0, *t = with_pushers_after(e, off, n, err, len);
 	double rate;
@@ -231,7 +237,7 @@ static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const stru
 		free(t);
 		return -1;
 	}
-	*yes = rate * (double)(n + npush) >= thrash_threshold(at);
+	*yes = min_rate > 0 ? rate >= min_rate : rate * (double)(n + npush) >= thrash_threshold(at);
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		free(walked);
 		walked = t;
@@ -240,6 +246,15 @@ static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const stru
 		free(t);
 	}
 	return 0;
+}
+
+/* Whether the walk overflows `at` (misses enough per walk; see
+ * thrash_threshold). */
+static int thrashes_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
+		       const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, int *yes, char *err,
+		       size_t len)
+{
+	return overflows_at(c, at, lv, e, off, n, region, 0, yes, err, len);
 }
 
 static int thrashes(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *off,
@@ -688,26 +703,46 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	return 0;
 }
 
+/* Lines of one of its sets a walk must hold to overflow `up`: its ways,
+ * or an exclusive pair's (its own and L1's). */
+static uint64_t above_holds(const struct amp_level *up)
+{
+	return (uint64_t)(up->thrash_ways > up->assoc.value ? up->thrash_ways : up->assoc.value);
+}
+
+/* An exclusive L2 whose walks hold L1's ways besides its own (its sets
+ * came with pushers, evset_search). */
+static int exclusive_pair(const struct amp_level *l2)
+{
+	const struct amp_level *top = amp_level_top(l2);
+
+	return amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == AMP_INCL_EXCLUSIVE &&
+	       top->assoc.known && l2->thrash_ways == l2->assoc.value + top->assoc.value;
+}
+
 /* Counters: whether pushers can be had: an L2 under a set-associative
  * L1, whose one set holds the whole pool, or a level below L2 whose set
  * there must be found first (pick_pushers_below): L2 must then show its
  * own sets to walks of the pool (more ways than L1: ways + 1 lines of
- * one set of it overflow L1's too).  A minimal set of no more lines
- * than the ways above + 1 may be the level above's rather than this
- * level's (a walk that fits there never reaches this level), and one
- * that thrashes in one order only holds the ways above too (an
- * exclusive pair): pushers then keep the level above out of the way. */
+ * one set of it overflow L1's too), or be exclusive with its sets found
+ * with pushers (a walk of one of them then overflows both levels).  A
+ * minimal set of no more lines than the ways above + 1 may be the level
+ * above's rather than this level's (a walk that fits there never
+ * reaches this level), and one that thrashes in one order only holds
+ * the ways above too (an exclusive pair): pushers then keep the level
+ * above out of the way. */
 static int pushers_possible(const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above, *top = amp_level_top(lv);
 
 	if (lv->method != AMP_METHOD_COUNTERS || !up || !up->assoc.known || up->fully_associative ||
-	    2 * (uint64_t)up->assoc.value + 2 > AMP_MAX_CONG)
+	    2 * above_holds(up) + 2 > AMP_MAX_CONG)
 		return 0;
 	if (up->level == 1)
 		return lv->level == 2;
-	return up->level == 2 && up->measurable && up->thrash_ways > 0 && up->thrash_ways == up->assoc.value &&
-	       !up->nset_pushers && top->assoc.known && up->thrash_ways >= top->assoc.value;
+	return up->level == 2 && up->measurable && up->thrash_ways > 0 &&
+	       ((up->thrash_ways == up->assoc.value && !up->nset_pushers) || exclusive_pair(up)) &&
+	       top->assoc.known && up->thrash_ways >= top->assoc.value;
 }
 
 /* Counters: the step from a pool line to lines of other page-offset
@@ -778,7 +813,12 @@ static int set_above_members(struct amp_ctx *c, const struct amp_level *lv, stru
 		return 0;
 	memcpy(t, e->set + 1, a * sizeof *t);
 	memcpy(t + a, g, k * sizeof *g);
-	if (thrashes_at(c, lv->above, lv, NULL, t, a + k, e->region, &yes, err, len) < 0)
+	/* Under an exclusive pair L1's one set holds every line walked: a
+	 * line out of the set takes L1 ways from it, and part of the walk
+	 * misses L2 too (4 of 7 where L2 has 2 ways under L1's 4).  Only a
+	 * walk of the set's lines alone misses L2 on every access. */
+	if (overflows_at(c, lv->above, lv, NULL, t, a + k, e->region, exclusive_pair(lv->above) ? PAIR_FULL_MISSES : 0,
+			 &yes, err, len) < 0)
 		return -1;
 	if (!yes) {
 		/* Out of S: it stays in L2, so no set here can hold it. */
@@ -831,7 +871,7 @@ static int pick_pushers_below(struct amp_ctx *c, const struct amp_level *lv, str
 		if (in_set(e, x))
 			continue;
 		g[k++] = x;
-		if (k == a) {
+		if (k == (exclusive_pair(up) ? 1 : a)) { /* a pair's test takes one line at a time */
 			if (set_above_members(c, lv, e, a, g, k, member, &nm, want, err, len) < 0)
 				return -1;
 			k = 0;
@@ -941,6 +981,13 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 		return -1;
 	if (!e->pushers_apart && sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
 		return -1;
+	if (n + nx < 2) {
+		/* Ways are the set's lines but one: the pushers alone
+		 * overflowed the target's set here. */
+		snprintf(err, len, "%s: the set found with pushers has one line: the pushers overflow its set themselves",
+			 lv->name);
+		return -1;
+	}
 	if (n + nx > AMP_MAX_CONG || e->npush < (uint64_t)lv->above->assoc.value + 1) {
 		snprintf(err, len, "%s: %llu of %llu pushers share its set: too few left to push it out of %s",
 			 lv->name, (unsigned long long)nx, (unsigned long long)(nx + e->npush), lv->above->name);
@@ -967,6 +1014,12 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	}
 	return 0;
 }
+
+/* Counters: the search runs again with pushers from the start, where
+ * its first sets turned out to hold the level above's ways too (an
+ * exclusive pair whose lines all share one set above: every set thrashes
+ * in any order, and only the way vote sees it). */
+static _Thread_local int pushers_first;
 
 static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
@@ -1039,7 +1092,8 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
 	free(s);
-	if (pushers_possible(lv) && n <= (uint64_t)lv->above->assoc.value + 1 && with_pushers(c, lv, e, err, len) < 0)
+	if (pushers_possible(lv) && (n <= above_holds(lv->above) + 1 || pushers_first) &&
+	    with_pushers(c, lv, e, err, len) < 0)
 		return -1;
 	if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
 		return -1;
@@ -1125,7 +1179,7 @@ static uint64_t group_size(const struct amp_ctx *c, const struct amp_level *lv, 
 
 	if (e->npush && lv->above->level > 1 && up_way > c->page)
 		k *= up_way / c->page;
-	return k < AMP_MAX_CONG ? k : AMP_MAX_CONG;
+	return k < 1 ? 1 : k < AMP_MAX_CONG ? k : AMP_MAX_CONG;
 }
 
 /* Counters: candidates are the pool's lines past those the search
@@ -1144,7 +1198,9 @@ static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct e
 	uint64_t k = group_size(c, lv, e), g[AMP_MAX_CONG], m = 0;
 	uint64_t lines = 3 * e->nset < AMP_SET_LINES_MAX - e->nset ? 3 * e->nset : AMP_SET_LINES_MAX - e->nset;
 	uint64_t range = (e->npush ? e->push_from : e->npool) - e->searched;
-	uint64_t *order = malloc(range * sizeof *order);
+	uint64_t *order;
+
+	order = malloc(range * sizeof *order);
 	struct amp_rng r;
 	int rc = 0;
 
@@ -2138,8 +2194,10 @@ static int pushed(const struct amp_ctx *c)
 
 /* Whether `ways` found for lv may be a level above's: a set of ways + 1
  * lines that a level above could hold never reaches lv.  Counted misses
- * are lv's own, so only a level above with as many ways hides it; by
- * timing one way more may too (that level's own thrash looks alike). */
+ * are lv's own, so only a level above with as many ways hides it (an
+ * exclusive pair above: as many as a walk of its set must hold, its
+ * thrash_ways); by timing one way more may too (that level's own
+ * thrash looks alike). */
 static int hidden_above(const struct amp_ctx *c, const struct amp_level *lv, int64_t ways)
 {
 	int64_t slack = lv->method == AMP_METHOD_TIMING ? 1 : 0;
@@ -2147,7 +2205,7 @@ static int hidden_above(const struct amp_ctx *c, const struct amp_level *lv, int
 	if (pushed(c))
 		return 0;
 	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (a->assoc.known && ways <= a->assoc.value + slack)
+		if (a->assoc.known && (ways <= a->assoc.value + slack || ways <= a->thrash_ways))
 			return 1;
 	return 0;
 }
@@ -2241,6 +2299,68 @@ static int without_ways(struct amp_level *lv)
 	return 0;
 }
 
+static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len);
+
+/* Counters, below an exclusive pair: whether the kept set's pushers get
+ * its lines past L2 (after the pushers, walked twice, every load of the
+ * set's ways lines misses L2).  Where they do not, the rounds and the
+ * inclusion test on those lines would read the pair, not this level
+ * (a NINE L3 read inclusive so).  0, or -1 with err. */
+static int pushers_clear_pair(struct amp_ctx *c, const struct amp_level *lv, char *err, size_t len)
+{
+	uint64_t w = (uint64_t)lv->thrash_ways, unit = lv->line.known ? (uint64_t)lv->line.value : 64;
+	struct amp_plan p;
+	double reached;
+	int fs, ps, rc;
+
+	if (lv->nset_lines < lv->thrash_ways) {
+		snprintf(err, len, "%s: its eviction sets kept %d lines, fewer than its %llu ways", lv->name,
+			 lv->nset_lines, (unsigned long long)w);
+		return -1;
+	}
+	amp_plan_init(&p, "pushers past the pair", amp_set_lines_region(lv, unit, lv->nset_pushers));
+	p.arena = amp_set_frames(lv);
+	fs = amp_plan_add_seq(&p, lv->set_lines, (size_t)w);
+	ps = amp_plan_add_seq(&p, lv->set_pushers, (size_t)lv->nset_pushers);
+	if (fs < 0 || ps < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+		return -1;
+	}
+	amp_plan_add_pass(&p, fs, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, ps, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(&p, fs, AMP_OP_TOUCH, 1, 0);
+	amp_plan_add_pass(&p, ps, AMP_OP_TOUCH, 2, 0);
+	amp_plan_add_pass(&p, fs, AMP_OP_TOUCH, 1, 1);
+	rc = amp_count_mean(c, &p, lv->above->ev, &reached, err, len);
+	amp_plan_free(&p);
+	if (rc < 0)
+		return -1;
+	if (reached < (double)w - 0.5) {
+		snprintf(err, len, "%s: after its pushers (lines of one set of %s) %.1f of %llu loads of its set's lines got past that exclusive pair",
+			 lv->name, lv->above->name, reached, (unsigned long long)w);
+		return -1;
+	}
+	return 0;
+}
+
+/* The way vote found every page in the set, yet as many lines of other
+ * pages fit: the sets held L1's ways too.  Once more with pushers (L1's
+ * ways kept by lines of other sets here), which leave this level's own
+ * ways; the first search's accesses count in the associativity's cost. */
+static int search_with_pushers(struct amp_ctx *c, struct amp_level *lv, const struct amp_param *first,
+			       char *err, size_t len)
+{
+	int rc;
+
+	forget_sets();
+	pushers_first = 1;
+	rc = evset_search(c, lv, err, len);
+	pushers_first = 0;
+	lv->assoc.accesses += first->accesses;
+	return rc;
+}
+
 static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
@@ -2304,6 +2424,19 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, lv->thrash_ways); /* an exclusive pair's sets: its ways and L1's */
+	if (pushed_sets && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE)
+		lv->thrash_ways += (int)up->assoc.value; /* a walk without pushers fills L1's ways too */
+	if (lv->method == AMP_METHOD_COUNTERS && lv->level > 2 && lv->nset_pushers && exclusive_pair(up) &&
+	    pushers_clear_pair(c, lv, err, len) < 0) {
+		lv->thrash_ways = 0;
+		lv->nset_lines = 0;
+		lv->nset_pushers = 0;
+		amp_param_unknown(&lv->assoc, "%s", err);
+		amp_param_unknown(&lv->inclusion, "needs the associativity first (its eviction sets)");
+		return without_ways(lv);
+	}
+	if (above_adds(c) && !amp_param_conclusive(&way) && !pushers_first && !pushed_sets && pushers_possible(lv))
+		return search_with_pushers(c, lv, &ways, err, len);
 	if (above_adds(c) && !amp_param_conclusive(&way)) {
 		/* The set found is this level's and the one above's. */
 		forget_sets();

@@ -972,6 +972,15 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	uint64_t cost = 0;
 
 	memset(d, 0, sizeof *d);
+	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
+		/* Its sets came with pushers, which send each line back here
+		 * as the newest victim: the rounds would see only that. */
+		amp_param_unknown(&lv->replacement,
+				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows",
+				  lv->above->name);
+		lv->replacement.method = amp_method_names[lv->method];
+		return 0;
+	}
 	d->a = lv->thrash_ways;
 	if (lv->method == AMP_METHOD_TIMING)
 		d->max_lines = timed_max_lines(c, lv);

@@ -22,7 +22,7 @@ struct amp_sweep {
 	int n;
 	uint64_t size[AMP_SWEEP_MAX_POINTS];  /* working set, bytes */
 	double raw[AMP_SWEEP_MAX_POINTS];     /* ticks per load as measured */
-	double ticks[AMP_SWEEP_MAX_POINTS];   /* monotone (data: the running maximum;
+	double ticks[AMP_SWEEP_MAX_POINTS];   /* monotone (data: the fastest at this size or beyond;
 						 code: see amp_insn_sweep_analyse) */
 	/* Clusters of points at one latency, fastest first; the last is
 	 * main memory when the sweep reached it. */

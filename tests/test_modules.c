@@ -1009,6 +1009,83 @@ static void test_pushed_l3(void)
 	       exact, runs);
 }
 
+/* Scattered frames with noise: an exclusive L2 under a 2-way L1d whose
+ * set every pool line shares (L1d's way 512 B, L2's 8 KiB over 4 KiB
+ * frames).  Its first eviction sets hold both levels' ways and thrash in
+ * any order; the way vote sees it (every page joins, yet as many lines
+ * of other pages fit), and the search runs again with pushers: L2's own
+ * 10 ways, its size and exclusion.  Below it an L3 (NINE 8-way, or
+ * inclusive 16-way) through pushers from L2's set, which must get its
+ * lines past the pair (else unknown, with the reason): never wrong,
+ * exact in most seeds. */
+static void test_exclusive_pair(void)
+{
+	static const char *const l3s[2] = { "size=256K,assoc=8,inclusion=nine",
+					    "size=512K,assoc=16,inclusion=inclusive" };
+	int l2_exact = 0, l3_exact = 0, l3_wrong = 0, runs = 0;
+
+	for (uint64_t seed = 1; seed <= 4; seed++)
+		for (int k = 0; k < 2; k++) {
+			char spec[256], err[512];
+			const struct amp_level *l2, *l3;
+
+			snprintf(spec, sizeof spec,
+				 "L1d:size=1K,assoc=2;L1i:size=1K,assoc=2;L2:size=80K,assoc=10,inclusion=exclusive;L3:%s",
+				 l3s[k]);
+			runs++;
+			if (mod_sim_run_pages(&ms, spec, 0.01, seed, 8, 8, NULL, NULL, 1, err, sizeof err) < 0) {
+				tap_diag("%s: %s", spec, err);
+				mod_sim_free(&ms);
+				l3_wrong++;
+				continue;
+			}
+			l2 = level("L2");
+			l3 = level("L3");
+			if (l2 && amp_param_conclusive(&l2->assoc) && l2->assoc.value == 10 &&
+			    amp_param_conclusive(&l2->size) && l2->size.value == 80 << 10 &&
+			    amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == AMP_INCL_EXCLUSIVE &&
+			    l2->effective_size.known && l2->effective_size.value == 81 << 10)
+				l2_exact++;
+			else
+				diag_level(seed, spec, l2);
+			if (l3 && amp_param_conclusive(&l3->assoc) && l3->assoc.value == (k ? 16 : 8) &&
+			    amp_param_conclusive(&l3->size) && l3->size.value == (k ? 512 : 256) << 10 &&
+			    amp_param_conclusive(&l3->inclusion) &&
+			    l3->inclusion.value == (k ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE))
+				l3_exact++;
+			else if (!l3 || l3->assoc.known || l3->inclusion.known || !l3->assoc.reason[0]) {
+				l3_wrong++;
+				diag_level(seed, spec, l3);
+			}
+			mod_sim_free(&ms);
+		}
+	tap_ok(l2_exact == runs, "exclusive 10-way L2 under a 2-way L1d, scattered frames, noise 0.01: ways, size, exclusion and effective size exact in %d of %d runs",
+	       l2_exact, runs);
+	tap_ok(l3_wrong == 0 && 3 * l3_exact >= 2 * runs,
+	       "an L3 under that exclusive pair: ways, size and inclusion exact in %d of %d runs, unknown with the reason in the rest (%d wrong)",
+	       l3_exact, runs, l3_wrong);
+}
+
+/* Seed 2 of test_fetched_inclusion's L3 under an exclusive L2: its
+ * pushers once overflowed the target's set by themselves, which left a
+ * set of one line, and the way sampler's groups of no lines overran
+ * their array (a crash).  Now the run ends, and L3 is exact or unknown
+ * with the reason. */
+static void test_one_line_set(void)
+{
+	const char *spec = "L1d:size=4K,assoc=4,line=128,write=noallocate;L1i:size=4K,assoc=4,line=128;"
+			   "L2:size=32K,assoc=2,line=128,write=noallocate,inclusion=exclusive;"
+			   "L3:size=3M,assoc=6,line=256,policy=fifo,write=noallocate,inclusion=nine";
+	char err[512];
+	int rc = mod_sim_run_pages(&ms, spec, 0.01, 2, 8, 8, NULL, NULL, 1, err, sizeof err);
+	const struct amp_level *l3 = rc == 0 ? level("L3") : NULL;
+
+	tap_ok(l3 && (l3->assoc.known ? l3->assoc.value == 6 : l3->assoc.reason[0] != 0),
+	       "seed 2, L3 under an exclusive 2-way L2: the run ends, L3's ways %s (%s)",
+	       l3 && l3->assoc.known ? "exact" : "unknown", l3 ? l3->assoc.reason : err);
+	mod_sim_free(&ms);
+}
+
 /* Scattered frames with noise: a FIFO or direct-mapped L1d keeps no
  * line through a walk of its set, so L2's inclusion comes from stores
  * that pass L1d (write-no-allocate) and allocate in L2 (mod_evset.c):
@@ -1238,6 +1315,8 @@ int main(void)
 		test_scattered_policies();
 		test_pushed_policies();
 		test_pushed_l3();
+		test_exclusive_pair();
+		test_one_line_set();
 		test_stored_inclusion();
 		test_fetched_inclusion();
 		test_set_write();

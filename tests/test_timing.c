@@ -45,7 +45,14 @@ static void test_clustering(void)
 					9.49, 9.40, 9.63, 9.64, 9.50, 9.65, 9.57, 9.67, 9.72, 9.63, 9.88,
 					9.82, 9.74, 9.74, 13.17, 18.90, 23.71, 28.30, 32.52, 32.97, 33.36,
 					34.12, 35.78, 152.08, 170.36, 364.29, 364.01, 361.78, 373.70, 371.81 };
-	/* A dip (noise) and a lone point between two levels. */
+	/* This machine once more: one size inside L3 (4 MiB, point 34) at
+	 * memory's latency in all its runs, while the bigger ones hit L3. */
+	static const double spike[] = { 2.43, 2.43, 2.42, 2.45, 2.44, 2.43, 2.43, 2.45, 2.45, 8.74, 8.59,
+					8.51, 8.46, 8.67, 8.64, 8.54, 8.61, 8.48, 8.56, 8.57, 8.57, 8.64,
+					8.62, 8.57, 8.57, 8.77, 12.32, 17.67, 22.79, 25.58, 26.88, 27.63,
+					27.63, 27.58, 134.02, 27.53, 27.41, 27.44, 314.36, 337.28, 336.11,
+					331.09, 341.60 };
+	/* A dip and a lone point between two levels. */
 	static const double dip[] = { 4, 4, 3.2, 4, 4, 20, 20, 19, 20, 20, 60, 200, 200, 200, 200, 200 };
 	struct amp_sweep sw;
 
@@ -72,8 +79,15 @@ static void test_clustering(void)
 	tap_ok(sw.nclusters == 4 && sw.cl[2].ticks > 27 && sw.cl[2].ticks < 38 && sw.cl[3].ticks > 300,
 	       "L3 and memory keep their latencies (%.1f, %.1f)", sw.cl[2].ticks, sw.cl[3].ticks);
 
+	curve(&sw, spike, (int)(sizeof spike / sizeof spike[0]));
+	tap_eq(sw.nclusters, 4, "a lone slow point inside L3 is noise, not memory: L1, L2, L3 and memory");
+	tap_ok(sw.nclusters == 4 && sw.cl[2].fits == 37 && sw.cl[3].ticks > 300,
+	       "L3's effective size ends at its last fast point (point %d, want 37), memory at %.1f",
+	       sw.nclusters == 4 ? sw.cl[2].fits : -1, sw.nclusters == 4 ? sw.cl[3].ticks : 0);
+
 	curve(&sw, dip, (int)(sizeof dip / sizeof dip[0]));
-	tap_ok(sw.ticks[2] == 4, "monotone: the dip is lifted to its neighbour");
+	tap_ok(sw.ticks[0] == 3.2 && sw.ticks[2] == 3.2 && sw.ticks[3] == 4,
+	       "monotone (BlackjackBench 4.1): each point the fastest at its size or beyond");
 	tap_eq(sw.nclusters, 3, "a lone point between two levels is the step, not a level");
 }
 
