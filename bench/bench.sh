@@ -41,6 +41,7 @@ phase "counters: scattered frames, L2 under L1d's ways (pushers)" "$AMP" --sim=p
 phase "counters: scattered frames, L3 under L2's ways (pushers from its L2 set)" "$AMP" --sim="L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=256K,assoc=16;L3:size=1M,assoc=8" --sim-pages=random --counters --level=L3
 phase "counters: scattered frames, FIFO L1d, L2 inclusion by fetched code" "$AMP" --sim="L1d:size=16K,assoc=4,policy=fifo;L1i:size=16K,assoc=4;L2:size=1M,assoc=8,inclusion=inclusive" --sim-pages=random --counters --level=L2
 phase "counters: scattered frames, exclusive L2 under a direct-mapped L1d (code)" "$AMP" --sim="L1d:size=8K,assoc=1;L1i:size=8K,assoc=1;L2:size=1M,assoc=8,inclusion=exclusive" --sim-pages=random --counters --level=L2
+phase "counters: scattered frames, exclusive L2 under a 2-way L1d, L3 below (pushers)" "$AMP" --sim="L1d:size=1K,assoc=2;L1i:size=1K,assoc=2;L2:size=80K,assoc=10,inclusion=exclusive;L3:size=256K,assoc=8" --sim-pages=random --counters --level=L3
 phase "timing: zen5-like (sim cycles)" "$AMP" --sim=zen5-like --timing
 phase "timing: scattered frames, L2 under L1d's ways (pushers, Zen 4-like)" "$AMP" --sim="L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=1M,assoc=8,inclusion=inclusive;L3:size=4M,assoc=16" --sim-pages=random --timing --level=L2
 phase "timing: itanium2, random pages, noise" "$AMP" --sim=itanium2 --timing --sim-pages=random --sim-noise=0.001
