@@ -2182,14 +2182,20 @@ static int calibrate_hit(struct amp_ctx *c, struct amp_level *lv)
 	return 0;
 }
 
-/* Whether some vote's set came with pushers (with_pushers): its lines
- * left L1 on every walk, so its ways are this level's alone. */
+/* How many votes' sets came with pushers (with_pushers): their lines
+ * left L1 on every walk, so their ways are this level's alone. */
+static unsigned pushed_votes(const struct amp_ctx *c)
+{
+	unsigned n = 0;
+
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		n += found[v].npush > 0;
+	return n;
+}
+
 static int pushed(const struct amp_ctx *c)
 {
-	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
-		if (found[v].npush)
-			return 1;
-	return 0;
+	return pushed_votes(c) > 0;
 }
 
 /* Whether `ways` found for lv may be a level above's: a set of ways + 1
@@ -2380,6 +2386,14 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		 * and way votes then run on the sets of the decided size. */
 		amp_vote_more(c, lv, ways_vote, &ways);
 		c->votes *= 2;
+	}
+	if (lv->method == AMP_METHOD_COUNTERS && !pushers_first && pushed(c) &&
+	    pushed_votes(c) < (c->votes < AMP_MAX_VOTES ? c->votes : AMP_MAX_VOTES)) {
+		/* Some sets thrashed in one order only and took pushers
+		 * (an exclusive pair), the others read both levels' ways: on
+		 * a 2-way L2 under a 4-way L1d 5 votes of 8 read 6 ways, and
+		 * the inclusion test on their sets NINE.  All with pushers. */
+		return search_with_pushers(c, lv, &ways, err, len);
 	}
 	if (above_adds(c)) {
 		/* The level above adds its ways: no vote can be trusted. */
