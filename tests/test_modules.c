@@ -659,6 +659,27 @@ static long long want_replacement(const struct gen_level *want, int k)
 	       : strcmp(g->pol, "fifo") == 0 ? AMP_POLICY_FIFO : AMP_POLICY_RANDOM;
 }
 
+/* Inclusion of level k: -1 where no access sequence tells inclusive
+ * from NINE.  The level right above is inclusive (it holds every line
+ * above it) and FIFO or direct-mapped, with no more ways; each set here
+ * lies in one of its sets (the same line, a way a multiple of its way);
+ * this level is LRU.  A line x above sits in that set S, and this level
+ * sees x, or any line of x's set here, only when S is filled with it
+ * (the simulated machine writes nothing back).  S evicts x at its ways'
+ * fill after x's own (hits do not reorder it; a flush frees a way here
+ * too), and here x is least recent only after as many fills: this level
+ * never evicts a line still above, so back-invalidation never shows. */
+static long long want_inclusion(const struct gen_level *want, int k)
+{
+	const struct gen_level *g = &want[k], *u = &want[k - 1];
+
+	if (k >= 2 && g->incl != AMP_INCL_EXCLUSIVE && u->incl == AMP_INCL_INCLUSIVE &&
+	    (strcmp(u->pol, "fifo") == 0 || (u->ways == 1 && !u->full)) && strcmp(g->pol, "lru") == 0 &&
+	    g->line == u->line && (g->line * g->sets) % (u->line * u->sets) == 0 && u->ways <= g->ways)
+		return -1;
+	return g->incl;
+}
+
 static long long want_write(const struct gen_level *want, int k)
 {
 	return want[k].incl == AMP_INCL_EXCLUSIVE ? -1 : !want[k].noalloc;
@@ -781,7 +802,7 @@ static void test_policy_matrix(void)
 			char name[8];
 			const struct amp_level *lv;
 			long long wants[3] = { want_replacement(want, k), want_write(want, k),
-					       k ? want[k].incl : -2 };
+					       k ? want_inclusion(want, k) : -2 };
 			const struct amp_param *got[3];
 
 			snprintf(name, sizeof name, k == 0 ? "L1d" : "L%d", k + 1);
