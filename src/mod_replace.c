@@ -814,7 +814,8 @@ static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 		return 0;
 	}
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
-		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE) {
+		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE &&
+		    lv->nset_pushers <= a->thrash_ways) {
 			snprintf(why, len, "its sets came from eviction sets, and %s above is exclusive: a line between two accesses may sit there or in %s, which the rounds on the set's lines do not model",
 				 a->name, a->above->name);
 			return 0;
