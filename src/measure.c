@@ -150,6 +150,33 @@ uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npu
 	return region;
 }
 
+int amp_set_pushed_plan(struct amp_plan *p, const char *name, const struct amp_level *lv, enum amp_op op,
+			char *err, size_t len)
+{
+	uint64_t unit = amp_nearest_line(lv) ? amp_nearest_line(lv) : 64;
+	int fs, ss, ps = 0;
+
+	amp_plan_init(p, name, amp_set_lines_region(lv, unit, lv->nset_pushers));
+	p->arena = amp_set_frames(lv);
+	fs = amp_plan_add_seq(p, lv->set_lines, (size_t)lv->nset_lines);
+	ss = amp_plan_add_seq(p, lv->set_lines, (size_t)lv->thrash_ways);
+	if (lv->nset_pushers)
+		ps = amp_plan_add_seq(p, lv->set_pushers, (size_t)lv->nset_pushers);
+	if (fs < 0 || ss < 0 || ps < 0) {
+		amp_plan_free(p);
+		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+		return -1;
+	}
+	amp_plan_add_pass(p, fs, AMP_OP_FLUSH, 1, 0);
+	if (lv->nset_pushers)
+		amp_plan_add_pass(p, ps, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(p, ss, op, 1, 0);
+	if (lv->nset_pushers)
+		amp_plan_add_pass(p, ps, AMP_OP_TOUCH, 2, 0);
+	amp_plan_add_pass(p, ss, AMP_OP_TOUCH, 1, 1);
+	return 0;
+}
+
 const struct amp_arena *amp_set_frames(const struct amp_level *lv)
 {
 	return lv->set_arena.base ? &lv->set_arena : NULL;

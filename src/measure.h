@@ -271,6 +271,11 @@ const struct amp_level *amp_spread_above(const struct amp_level *lv);
 /* The region that holds lv's kept set lines and its first npush
  * pushers (mod_evset.c), each `unit` bytes long. */
 uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npush);
+/* A plan on lv's kept set: its lines and pushers flushed, its first
+ * thrash_ways lines given `op` (unmeasured), the pushers walked twice,
+ * those lines loaded again (measured).  0, or -1 with err. */
+int amp_set_pushed_plan(struct amp_plan *p, const char *name, const struct amp_level *lv, enum amp_op op,
+			char *err, size_t len);
 /* Real machine: the frames lv's eviction-set search ran on and its kept
  * set lines lie on (a fresh mapping would bring other frames, and other
  * sets); NULL on the simulated machine, whose frames stay put. */

@@ -1198,9 +1198,7 @@ static int counted_share(struct amp_ctx *c, const struct amp_level *lv, struct e
 	uint64_t k = group_size(c, lv, e), g[AMP_MAX_CONG], m = 0;
 	uint64_t lines = 3 * e->nset < AMP_SET_LINES_MAX - e->nset ? 3 * e->nset : AMP_SET_LINES_MAX - e->nset;
 	uint64_t range = (e->npush ? e->push_from : e->npool) - e->searched;
-	uint64_t *order;
-
-	order = malloc(range * sizeof *order);
+	uint64_t *order = malloc(range * sizeof *order);
 	struct amp_rng r;
 	int rc = 0;
 
@@ -2182,13 +2180,19 @@ static int calibrate_hit(struct amp_ctx *c, struct amp_level *lv)
 	return 0;
 }
 
+/* The votes whose sets found[] holds. */
+static unsigned held_votes(const struct amp_ctx *c)
+{
+	return c->votes < AMP_MAX_VOTES ? c->votes : AMP_MAX_VOTES;
+}
+
 /* How many votes' sets came with pushers (with_pushers): their lines
  * left L1 on every walk, so their ways are this level's alone. */
 static unsigned pushed_votes(const struct amp_ctx *c)
 {
 	unsigned n = 0;
 
-	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+	for (unsigned v = 0; v < held_votes(c); v++)
 		n += found[v].npush > 0;
 	return n;
 }
@@ -2314,30 +2318,18 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
  * (a NINE L3 read inclusive so).  0, or -1 with err. */
 static int pushers_clear_pair(struct amp_ctx *c, const struct amp_level *lv, char *err, size_t len)
 {
-	uint64_t w = (uint64_t)lv->thrash_ways, unit = lv->line.known ? (uint64_t)lv->line.value : 64;
+	uint64_t w = (uint64_t)lv->thrash_ways;
 	struct amp_plan p;
 	double reached;
-	int fs, ps, rc;
+	int rc;
 
 	if (lv->nset_lines < lv->thrash_ways) {
 		snprintf(err, len, "%s: its eviction sets kept %d lines, fewer than its %llu ways", lv->name,
 			 lv->nset_lines, (unsigned long long)w);
 		return -1;
 	}
-	amp_plan_init(&p, "pushers past the pair", amp_set_lines_region(lv, unit, lv->nset_pushers));
-	p.arena = amp_set_frames(lv);
-	fs = amp_plan_add_seq(&p, lv->set_lines, (size_t)w);
-	ps = amp_plan_add_seq(&p, lv->set_pushers, (size_t)lv->nset_pushers);
-	if (fs < 0 || ps < 0) {
-		amp_plan_free(&p);
-		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+	if (amp_set_pushed_plan(&p, "pushers past the pair", lv, AMP_OP_TOUCH, err, len) < 0)
 		return -1;
-	}
-	amp_plan_add_pass(&p, fs, AMP_OP_FLUSH, 1, 0);
-	amp_plan_add_pass(&p, ps, AMP_OP_FLUSH, 1, 0);
-	amp_plan_add_pass(&p, fs, AMP_OP_TOUCH, 1, 0);
-	amp_plan_add_pass(&p, ps, AMP_OP_TOUCH, 2, 0);
-	amp_plan_add_pass(&p, fs, AMP_OP_TOUCH, 1, 1);
 	rc = amp_count_mean(c, &p, lv->above->ev, &reached, err, len);
 	amp_plan_free(&p);
 	if (rc < 0)
@@ -2350,8 +2342,9 @@ static int pushers_clear_pair(struct amp_ctx *c, const struct amp_level *lv, cha
 	return 0;
 }
 
-/* The way vote found every page in the set, yet as many lines of other
- * pages fit: the sets held L1's ways too.  Once more with pushers (L1's
+/* The sets held L1's ways too: the way vote found every page in the
+ * set, yet as many lines of other pages fit, or some votes' sets took
+ * pushers and the others did not.  Once more with pushers for all (L1's
  * ways kept by lines of other sets here), which leave this level's own
  * ways; the first search's accesses count in the associativity's cost. */
 static int search_with_pushers(struct amp_ctx *c, struct amp_level *lv, const struct amp_param *first,
@@ -2387,8 +2380,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		amp_vote_more(c, lv, ways_vote, &ways);
 		c->votes *= 2;
 	}
-	if (lv->method == AMP_METHOD_COUNTERS && !pushers_first && pushed(c) &&
-	    pushed_votes(c) < (c->votes < AMP_MAX_VOTES ? c->votes : AMP_MAX_VOTES)) {
+	if (lv->method == AMP_METHOD_COUNTERS && !pushers_first && pushed(c) && pushed_votes(c) < held_votes(c)) {
 		/* Some sets thrashed in one order only and took pushers
 		 * (an exclusive pair), the others read both levels' ways: on
 		 * a 2-way L2 under a 4-way L1d 5 votes of 8 read 6 ways, and
@@ -2449,10 +2441,10 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		amp_param_unknown(&lv->inclusion, "needs the associativity first (its eviction sets)");
 		return without_ways(lv);
 	}
-	if (above_adds(c) && !amp_param_conclusive(&way) && !pushers_first && !pushed_sets && pushers_possible(lv))
-		return search_with_pushers(c, lv, &ways, err, len);
 	if (above_adds(c) && !amp_param_conclusive(&way)) {
 		/* The set found is this level's and the one above's. */
+		if (!pushers_first && !pushed_sets && pushers_possible(lv))
+			return search_with_pushers(c, lv, &ways, err, len);
 		forget_sets();
 		lv->thrash_ways = 0;
 		amp_param_unknown(&lv->assoc, "%s", way.reason);

@@ -814,6 +814,8 @@ static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 		return 0;
 	}
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		/* Pushers of more lines than the pair holds push each line
+		 * past it (an L3 under an exclusive L2: mod_evset.c). */
 		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE &&
 		    lv->nset_pushers <= a->thrash_ways) {
 			snprintf(why, len, "its sets came from eviction sets, and %s above is exclusive: a line between two accesses may sit there or in %s, which the rounds on the set's lines do not model",
@@ -829,6 +831,13 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 	if (!lv->assoc.known || lv->assoc.inconclusive || !lv->way.known || lv->way.inconclusive ||
 	    lv->thrash_ways < 1) {
 		snprintf(why, len, "needs the associativity and way size first");
+		return 0;
+	}
+	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
+		/* Its sets came with pushers, which send each line back here
+		 * as the newest victim: the rounds would see only that. */
+		snprintf(why, len, "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows",
+			 lv->above->name);
 		return 0;
 	}
 	if (amp_strides_mislead(c, lv) && !found_set_usable(lv, why, len))
@@ -973,15 +982,6 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	uint64_t cost = 0;
 
 	memset(d, 0, sizeof *d);
-	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
-		/* Its sets came with pushers, which send each line back here
-		 * as the newest victim: the rounds would see only that. */
-		amp_param_unknown(&lv->replacement,
-				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows",
-				  lv->above->name);
-		lv->replacement.method = amp_method_names[lv->method];
-		return 0;
-	}
 	d->a = lv->thrash_ways;
 	if (lv->method == AMP_METHOD_TIMING)
 		d->max_lines = timed_max_lines(c, lv);

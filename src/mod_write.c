@@ -131,29 +131,13 @@ static int set_lines_usable(const struct amp_ctx *c, const struct amp_level *lv,
 
 static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *value, char *err, size_t len)
 {
-	uint64_t w = (uint64_t)lv->thrash_ways, unit = (uint64_t)lv->line.value;
+	uint64_t w = (uint64_t)lv->thrash_ways;
 	double here, reached;
 	struct amp_plan p;
-	int fs, ss, ps = 0, rc;
+	int rc;
 
-	amp_plan_init(&p, "write, one set", amp_set_lines_region(lv, unit, lv->nset_pushers));
-	p.arena = amp_set_frames(lv);
-	fs = amp_plan_add_seq(&p, lv->set_lines, (size_t)lv->nset_lines);
-	ss = amp_plan_add_seq(&p, lv->set_lines, (size_t)w);
-	if (lv->nset_pushers)
-		ps = amp_plan_add_seq(&p, lv->set_pushers, (size_t)lv->nset_pushers);
-	if (fs < 0 || ss < 0 || ps < 0) {
-		amp_plan_free(&p);
-		snprintf(err, len, "%s: out of memory for a plan", lv->name);
+	if (amp_set_pushed_plan(&p, "write, one set", lv, AMP_OP_STORE, err, len) < 0)
 		return -1;
-	}
-	amp_plan_add_pass(&p, fs, AMP_OP_FLUSH, 1, 0);
-	if (lv->nset_pushers)
-		amp_plan_add_pass(&p, ps, AMP_OP_FLUSH, 1, 0);
-	amp_plan_add_pass(&p, ss, AMP_OP_STORE, 1, 0);
-	if (lv->nset_pushers)
-		amp_plan_add_pass(&p, ps, AMP_OP_TOUCH, 2, 0);
-	amp_plan_add_pass(&p, ss, AMP_OP_TOUCH, 1, 1);
 	rc = amp_count_mean(c, &p, lv->ev, &here, err, len);
 	if (rc == 0)
 		rc = amp_count_mean(c, &p, lv->above->ev, &reached, err, len);
