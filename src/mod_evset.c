@@ -100,6 +100,9 @@
 /* Timing: pool lines tested per pusher wanted (a level of two page
  * colours spares half of them). */
 #define PUSHER_TRIES 8
+/* Counters: lines tried per pusher still wanted where no window of
+ * pages fits (fitting_pushers). */
+#define GROW_TRIES 4
 /* Counters: lines tried for one out of the set the pushers left. */
 #define OUTSIDER_TRIES 16
 
@@ -217,13 +220,14 @@ static uint64_t *with_pushers_after(const struct evset *e, const uint64_t *off, 
 	return t;
 }
 
-/* Whether a walk of off[0..n-1] (and e's pushers) thrashes `at`, lv
- * or a level above it (set_above_members), counted on lv's frames:
- * misses per walk over thrash_threshold, or with min_rate > 0 at least
- * that share of the accesses. */
-static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
-			const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, double min_rate,
-			int *yes, char *err, size_t len)
+/* A walk of off[0..n-1] (and e's pushers) counted at `at`, lv or a
+ * level above it (set_above_members), on lv's frames: its misses per
+ * walk where misses is given, else whether it thrashes `at`: misses per
+ * walk over thrash_threshold, or with min_rate > 0 at least that share
+ * of the accesses. */
+static int walk_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv, const struct evset *e,
+		   const uint64_t *off, uint64_t n, uint64_t region, double min_rate, int *yes, double *misses,
+		   char *err, size_t len)
 {
 	uint64_t npush = e ? e->npush : 0, *t = with_pushers_after(e, off, n, err, len);
 	double rate;
@@ -237,7 +241,10 @@ static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const str
 		free(t);
 		return -1;
 	}
-	*yes = min_rate > 0 ? rate >= min_rate : rate * (double)(n + npush) >= thrash_threshold(at);
+	if (misses)
+		*misses = rate * (double)(n + npush);
+	else
+		*yes = min_rate > 0 ? rate >= min_rate : rate * (double)(n + npush) >= thrash_threshold(at);
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		free(walked);
 		walked = t;
@@ -246,6 +253,20 @@ static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const str
 		free(t);
 	}
 	return 0;
+}
+
+static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
+			const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, double min_rate,
+			int *yes, char *err, size_t len)
+{
+	return walk_at(c, at, lv, e, off, n, region, min_rate, yes, NULL, err, len);
+}
+
+/* Misses of this level per walk of off[0..n-1]. */
+static int walk_misses(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
+		       uint64_t region, double *misses, char *err, size_t len)
+{
+	return walk_at(c, lv, lv, NULL, off, n, region, 0, NULL, misses, err, len);
 }
 
 /* Whether the walk overflows `at` (misses enough per walk; see
@@ -760,17 +781,91 @@ static uint64_t pusher_step(const struct amp_ctx *c, const struct amp_level *lv)
 	return amp_is_pow2(step) && step < c->page ? step : 0;
 }
 
+/* Counters: the i-th line from the pool's far end at the pusher
+ * offsets of its page (pusher_step), or the pool line itself. */
+static uint64_t far_line(const struct amp_ctx *c, const struct evset *e, uint64_t i, uint64_t step,
+			 uint64_t per_page)
+{
+	uint64_t line = e->pool[e->npool - 1 - i / per_page], off = e->pool[0] % e->spacing;
+
+	return step ? line - off + ((off + (i % per_page + 1) * step) & (c->page - 1)) : line;
+}
+
+/* Counters: pick_pushers' fallback where no window of pages fits (few
+ * ways here, so many pages share a set of it).  A window of m lines
+ * from the far end, doubled until enough are left, overflows L1's set,
+ * so each walk of it reaches this level: a line whose leaving cuts this
+ * level's misses lay in a set of it the window overflows, and goes,
+ * until the rest fit.  They must still overflow L1 (its ways + 1), so
+ * that each further line, walked with them, shows whether it joins a
+ * full set here: it joins the pushers if not, until there are m.  0, or
+ * -1 with err. */
+static int fitting_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t m,
+			   uint64_t step, uint64_t per_page, char *err, size_t len)
+{
+	uint64_t w[AMP_SET_LINES_MAX], n = 0, next = 0, need = (uint64_t)lv->above->assoc.value + 1;
+	uint64_t avail = (e->npool - e->searched) * per_page;
+	double misses = 0, less;
+
+	for (uint64_t size = m; n < need; size *= 2) {
+		if (next == avail || next == AMP_SET_LINES_MAX)
+			goto none;
+		for (n = 0, next = 0; next < size && next < avail && next < AMP_SET_LINES_MAX; next++)
+			w[n++] = far_line(c, e, next, step, per_page);
+		if (walk_misses(c, lv, w, n, e->region, &misses, err, len) < 0)
+			return -1;
+		for (int pass = 0; pass < 3 && misses >= thrash_threshold(lv); pass++)
+			for (uint64_t i = n; i-- > 0 && misses >= thrash_threshold(lv);) {
+				uint64_t x = w[i];
+
+				w[i] = w[n - 1];
+				if (walk_misses(c, lv, w, n - 1, e->region, &less, err, len) < 0)
+					return -1;
+				if (less < misses) {
+					n--;
+					misses = less;
+				} else {
+					w[n - 1] = w[i];
+					w[i] = x;
+				}
+			}
+		if (misses >= thrash_threshold(lv))
+			goto none;
+	}
+	for (uint64_t tried = 0; n < m && next < avail && tried < GROW_TRIES * m; tried++) {
+		w[n] = far_line(c, e, next++, step, per_page);
+		if (walk_misses(c, lv, w, n + 1, e->region, &less, err, len) < 0)
+			return -1;
+		n += less < thrash_threshold(lv);
+	}
+	if (n < m)
+		goto none;
+	memcpy(e->push, w, m * sizeof *w);
+	e->push_from = e->npool - 1 - (next - 1) / per_page;
+	return 0;
+none:
+	snprintf(err, len, "%s: no %llu lines past its search fit it when walked alone, to push its set's lines out of %s",
+		 lv->name, (unsigned long long)m, lv->above->name);
+	return -1;
+}
+
 /* Counters: the pushers, 2 x L1's ways + 2 lines in pool pages from the
  * pool's far end (past the candidates the way vote samples): at other
- * page offsets where L1's way is under a page (pusher_step), else the
- * pool's lines themselves.  They must fit this level when walked alone
- * (no set of it holds more of them than it has ways): 0, or -1 with err
- * where no window of pages gives such pushers. */
+ * page offsets where the way above is under a page (pusher_step), else
+ * the pool's lines themselves.  Below L2 (whose way is then under a
+ * page: its set lies at the pool's page offset, so pick_pushers_below
+ * is not needed) they are the ways L2 holds + 1, none in the set: each
+ * line of it then has that many lines of L2's set between its turns,
+ * and more would stay in other sets of an exclusive level, and overflow
+ * them, while a walk's own lines hold the pair.  They must fit this
+ * level when walked alone (no set of it holds more of them than it has
+ * ways): a window of pages that does, else fitting_pushers.  0, or -1
+ * with err. */
 static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, char *err, size_t len)
 {
-	uint64_t m = 2 * (uint64_t)lv->above->assoc.value + 2, step = pusher_step(c, lv);
+	uint64_t m = lv->above->level > 1 ? above_holds(lv->above) + 1 : 2 * (uint64_t)lv->above->assoc.value + 2;
+	uint64_t step = pusher_step(c, lv);
 	uint64_t per_page = step ? c->page / step - 1 : 1, pages = (m + per_page - 1) / per_page;
-	uint64_t off = e->pool[0] % e->spacing;
 	int yes = 1;
 
 	for (int t = 0; t < FILL_TRIES && yes; t++) {
@@ -778,20 +873,16 @@ static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 
 		if (end < pages || end - pages < e->searched)
 			break;
-		for (uint64_t k = 0; k < m; k++) {
-			uint64_t line = e->pool[end - 1 - k / per_page];
-
-			e->push[k] = step ? line - off + ((off + (k % per_page + 1) * step) & (c->page - 1)) : line;
-		}
+		for (uint64_t k = 0; k < m; k++)
+			e->push[k] = far_line(c, e, (uint64_t)t * pages * per_page + k, step, per_page);
 		e->push_from = end - pages;
 		if (thrashes(c, lv, NULL, e->push, m, e->region, &yes, err, len) < 0)
 			return -1;
 	}
-	if (yes) {
-		snprintf(err, len, "%s: no %llu lines past its search fit it when walked alone, to push its set's lines out of %s",
-			 lv->name, (unsigned long long)m, lv->above->name);
+	/* No window fits (few ways here, so many of its pages share a set
+	 * of it): lines that overflow one go from a bigger window. */
+	if (yes && fitting_pushers(c, lv, e, m, step, per_page, err, len) < 0)
 		return -1;
-	}
 	e->npush = m;
 	e->pushers_apart = step != 0;
 	return 0;
@@ -967,7 +1058,8 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	uint64_t t[AMP_MAX_CONG + 1], n = e->nset, in_x[AMP_MAX_CONG], nx = 0;
 	int yes, less = 1;
 
-	if ((lv->above->level > 1 ? pick_pushers_below(c, lv, e, err, len) : pick_pushers(c, lv, e, err, len)) < 0)
+	if ((lv->above->level > 1 && !pusher_step(c, lv) ? pick_pushers_below(c, lv, e, err, len)
+							       : pick_pushers(c, lv, e, err, len)) < 0)
 		return -1;
 	memcpy(t, e->set, n * sizeof *t);
 	if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)

@@ -462,7 +462,8 @@ static int gen_hierarchy(struct amp_rng *r, char *spec, size_t len, struct gen_l
 /* Whether pushers surely fit L2 (mod_evset.c): 2 x L1's ways + 2 lines
  * of L1's set out of the target's set here.  Where L1's way is under a
  * page they lie at other page offsets (other sets here); else at the
- * pool's, in the other page colours, with room to spare. */
+ * pool's, in the page colours, with a quarter to spare (lines that
+ * overflow a set of L2 are dropped, and more tried, until they fit). */
 static int pushers_fit(const struct gen_level *want, uint64_t page)
 {
 	uint64_t pushers = 2 * want[0].ways + 2, way1 = want[0].sets * want[0].line;
@@ -472,18 +473,27 @@ static int pushers_fit(const struct gen_level *want, uint64_t page)
 		return 0;
 	if (way1 < page && want[1].line < page)
 		return 1;
-	return colours > 1 && (colours - 1) * want[1].ways >= 2 * pushers;
+	return colours > 1 && 4 * colours * want[1].ways >= 5 * pushers;
 }
 
-/* Whether pushers surely fit L3 (mod_evset.c): lines of the set of L2
- * that L3's set lies in, found by L2's misses, so L2 must show its own
- * sets (more ways than L1, not exclusive); L2's ways + 1 of them must
- * fit the L3 sets in that L2 set, with room to spare; an exclusive L3
- * is out of reach (its pushers cannot be told from its set). */
-static int pushers_below_fit(const struct gen_level *want, int k)
+/* Whether pushers surely fit L3 (mod_evset.c).  Where L2's way is under
+ * a page they lie at other page offsets, a multiple of L2's way apart
+ * (in L2's set, never in L3's): 2 x the ways L2 holds + 2 of them (an
+ * exclusive pair holds L1's too), spread over those offsets and L3's
+ * page colours, with a quarter to spare.  Else they are lines of the
+ * set of L2 that L3's set lies in, found by L2's misses, so L2 must
+ * show its own sets (more ways than L1, not exclusive); L2's ways + 1
+ * of them must fit the L3 sets in that L2 set, with room to spare; an
+ * exclusive L3 is then out of reach (its pushers cannot be told from
+ * its set). */
+static int pushers_below_fit(const struct gen_level *want, int k, uint64_t page)
 {
-	uint64_t sub = want[k].sets * want[k].line / (want[k - 1].sets * want[k - 1].line);
+	uint64_t way2 = want[1].sets * want[1].line, sub = want[k].sets * want[k].line / way2;
+	uint64_t holds = want[1].ways + (want[1].incl == AMP_INCL_EXCLUSIVE ? want[0].ways : 0), m = 2 * holds + 2;
 
+	if (k == 2 && way2 < page)
+		return want[1].ways >= want[0].ways && m <= AMP_MAX_CONG &&
+		       4 * (page / way2 - 1) * (want[2].sets * want[2].line / page) * want[2].ways >= 5 * m;
 	return k == 2 && want[1].ways > want[0].ways && want[1].incl != AMP_INCL_EXCLUSIVE &&
 	       want[2].incl != AMP_INCL_EXCLUSIVE && 2 * want[1].ways + 2 <= AMP_MAX_CONG && sub >= 2 &&
 	       2 * (want[1].ways + 1) <= sub * want[2].ways;
@@ -509,7 +519,7 @@ static int scattered_reachable(const struct gen_level *want, int k, uint64_t pag
 			return 0;
 	}
 	return want[k].sets * want[k].line <= page || want[k].ways > most_above || (k == 1 && pushers_fit(want, page)) ||
-	       pushers_below_fit(want, k);
+	       pushers_below_fit(want, k, page);
 }
 
 static void test_matrix(void)
@@ -725,16 +735,19 @@ static int keeps_touched(const struct gen_level *g)
 }
 
 /* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
- * run on the eviction-set lines of level k: no level between it and L1
- * is exclusive with a way past a page (its set is out of reach), for
- * replacement none above is exclusive, and for inclusion a level above
- * can keep a line through them (the one right above, or L1 above L2),
- * or stores pass every level above and allocate here, or the L1i keeps
- * it (fetched code) where every level between is exclusive. */
+ * run on the eviction-set lines of level k: for replacement no level
+ * above is exclusive, but for an L3 under an exclusive pair (L2 over
+ * L1) that holds as many of its ways (the rounds run through the pair's
+ * pushers) and is not exclusive itself; for inclusion a level above can
+ * keep a line through them (the one right above, or L1 above L2), or
+ * stores pass every level above and allocate here, or the L1i keeps it
+ * (fetched code) where every level between is exclusive. */
 static int evset_testable(const struct gen_level *want, int k, int q)
 {
+	int through_pair = k == 2 && want[2].incl != AMP_INCL_EXCLUSIVE && want[2].ways <= want[1].ways + want[0].ways;
+
 	for (int j = 1; j < k; j++)
-		if (want[j].incl == AMP_INCL_EXCLUSIVE && (q == 0 || want[j].sets * want[j].line > 4096))
+		if (want[j].incl == AMP_INCL_EXCLUSIVE && q == 0 && !through_pair)
 			return 0;
 	if (q == 2) {
 		int stores_pass = !want[k].noalloc && want[k].incl != AMP_INCL_EXCLUSIVE;
@@ -1104,6 +1117,80 @@ static void test_exclusive_pair(void)
  * seed 3, 5 votes of 8 found sets of both levels' 6 ways (the rest took
  * pushers), and L2 read 6 ways, NINE.  Now every run ends, nothing is
  * wrong, and L2 is exact in most. */
+/* Scattered frames: a direct-mapped L2 under a 24-way L1d has 64 page
+ * colours for the 50 pushers, so no window of pages fits it; pushers
+ * are then picked line by line (fitting_pushers), and L2 must come out
+ * exact, with noise, seed after seed. */
+static void test_few_way_pushers(void)
+{
+	const char *spec = "L1d:size=96K,assoc=24,line=32;L1i:size=96K,assoc=24,line=32;"
+			   "L2:size=256K,assoc=1,line=64,policy=random;DTLB:entries=32,assoc=1,page=4K";
+	int exact = 0;
+
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		char err[512];
+		const struct amp_level *l2;
+
+		if (mod_sim_run_pages(&ms, spec, 0.01, seed, 3, 3, NULL, "inclusion", 1, err, sizeof err) < 0) {
+			tap_diag("seed %llu: %s", (unsigned long long)seed, err);
+			mod_sim_free(&ms);
+			continue;
+		}
+		l2 = level("L2");
+		if (l2 && l2->assoc.known && l2->assoc.value == 1 && l2->size.known && l2->size.value == 256 * 1024 &&
+		    l2->sets_by_experiment)
+			exact++;
+		else
+			diag_level(seed, spec, l2);
+		mod_sim_free(&ms);
+	}
+	tap_ok(exact == 4, "direct-mapped L2 under a 24-way L1d, scattered frames, seeds 1-4: exact in %d", exact);
+}
+
+/* Scattered frames, an exclusive L3 under an L2 whose way is under a
+ * page: pushers at other page offsets (in L2's set, never in L3's) push
+ * each line of L3's set past the levels above, also where those are an
+ * exclusive pair (a walk of L3's set held 49 lines of 5 + 20 + 24 ways
+ * there, and pool lines taken as pushers shared L3's set 1 in 4).  Its
+ * own ways, size and exclusion come out exact, with noise, seed after
+ * seed. */
+static void test_exclusive_l3(void)
+{
+	static const struct { const char *l2, *l3; int ways; } rows[] = {
+		{ "policy=fifo,inclusion=exclusive", "size=384K,assoc=24,policy=lru", 24 },
+		{ "policy=lru,inclusion=exclusive", "size=192K,assoc=12,policy=fifo", 12 },
+		{ "policy=fifo,inclusion=nine", "size=384K,assoc=24,policy=lru", 24 },
+	};
+	int exact = 0, runs = 0;
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		for (uint64_t seed = 1; seed <= 2; seed++) {
+			char spec[512], err[512];
+			const struct amp_level *l3;
+
+			snprintf(spec, sizeof spec,
+				 "L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
+				 "L2:size=40K,assoc=20,line=16,%s;L3:%s,line=16,inclusion=exclusive",
+				 rows[i].l2, rows[i].l3);
+			runs++;
+			if (mod_sim_run_pages(&ms, spec, 0.01, seed, 3, 3, NULL, NULL, 1, err, sizeof err) < 0) {
+				tap_diag("seed %llu, %s: %s", (unsigned long long)seed, spec, err);
+				mod_sim_free(&ms);
+				continue;
+			}
+			l3 = level("L3");
+			if (l3 && l3->sets_by_experiment && l3->assoc.known && l3->assoc.value == rows[i].ways &&
+			    l3->size.known && l3->size.value == rows[i].ways * 1024 * 16 && l3->inclusion.known &&
+			    l3->inclusion.value == AMP_INCL_EXCLUSIVE)
+				exact++;
+			else
+				diag_level(seed, spec, l3);
+			mod_sim_free(&ms);
+		}
+	tap_ok(exact == runs, "exclusive L3 under an L2 of a way under a page, scattered frames, 3 hierarchies x 2 seeds: exact in %d of %d",
+	       exact, runs);
+}
+
 static void test_pair_seeds(void)
 {
 	const char *spec = "L1d:size=4K,assoc=4,line=128,write=noallocate;L1i:size=4K,assoc=4,line=128;"
@@ -1362,11 +1449,13 @@ int main(void)
 		test_noise();
 		test_scattered_presets();
 		test_scattered_awkward();
+		test_few_way_pushers();
 		test_scattered_policies();
 		test_pushed_policies();
 		test_pushed_l3();
 		test_exclusive_pair();
 		test_pair_seeds();
+		test_exclusive_l3();
 		test_stored_inclusion();
 		test_fetched_inclusion();
 		test_set_write();
