@@ -58,6 +58,7 @@ struct search {
 	uint64_t hi; /* timing: a stride known to be a multiple of the way */
 	double fastest; /* code by timing: the fastest base walk of this vote */
 	int pair; /* code by timing: each walk against one of ways lines first */
+	double last_rate; /* counters: the last walk's misses per test line */
 };
 static _Thread_local struct search search;
 
@@ -108,6 +109,7 @@ static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64
 			       err, len) < 0)
 		return -1;
 	*yes = amp_thrashes(lv, rate);
+	search.last_rate = rate;
 	return 0;
 }
 
@@ -412,6 +414,15 @@ static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, 
 				 5 * k);
 			return 0;
 		}
+		/* With evictors a walk that overflows one set misses at most
+		 * once per line: more, and the evictors miss too (scattered
+		 * frames put them in this level's sets with the test lines;
+		 * a 2-way L2 under a 12-way L1d read 10 ways 512 B apart). */
+		if (search.evict && search.last_rate * (double)(ways + 1) > (double)(ways + 1) + 0.5) {
+			snprintf(why, len, "virtual strides do not predict its sets: %lld lines %lld bytes apart %u pages further on miss %.2f times a line with the lines that evict them from %s",
+				 (long long)ways + 1, (long long)way, 5 * k, search.last_rate, lv->above->name);
+			return 0;
+		}
 	}
 	return 1;
 }
@@ -429,14 +440,15 @@ static int by_experiment_if_scattered(struct amp_ctx *c, struct amp_level *lv)
 		search.evict = 0;
 		return 0;
 	}
-	if (search.evict_failed && amp_param_conclusive(&lv->way) && lv->above->way.known &&
-	    lv->way.value <= lv->above->way.value) {
-		/* No more ways and no bigger way than the level above, and no
-		 * evictors to tell them apart: that level's own thrash. */
+	if (search.evict_failed) {
+		/* No more ways than the level above, and no evictors to tell
+		 * them apart: that level holds every walk that fits it, so any
+		 * way stride passes the mapping check (a 24-way L1d over a
+		 * direct-mapped L2 on scattered frames read 24 ways 32 MiB
+		 * apart).  Its own thrash, or this one's: unknown. */
 		search.evict = 0;
-		snprintf(why, sizeof why, "%s showed the geometry of %s above it (%lld ways, way %lld B), and walks with lines that evict them from %s failed",
-			 lv->name, lv->above->name, (long long)lv->assoc.value, (long long)lv->way.value,
-			 lv->above->name);
+		snprintf(why, sizeof why, "%s showed no more ways than %s above it (%lld), and walks with lines that evict them from %s failed",
+			 lv->name, lv->above->name, (long long)lv->assoc.value, lv->above->name);
 	} else if (amp_param_conclusive(&lv->assoc) && amp_param_conclusive(&lv->way)) {
 		/* With the evictors the answer was found with, if any; as
 		 * while searching, their walks are not yet limited by the

@@ -798,12 +798,15 @@ static uint64_t far_line(const struct amp_ctx *c, const struct evset *e, uint64_
  * level's misses lay in a set of it the window overflows, and goes,
  * until the rest fit.  They must still overflow L1 (its ways + 1), so
  * that each further line, walked with them, shows whether it joins a
- * full set here: it joins the pushers if not, until there are m.  0, or
- * -1 with err. */
+ * full set here: it joins the pushers if not, until there are m, or at
+ * least L1's ways + 1 where no more fit (a direct-mapped L2 of 16
+ * colours at the pushers' page offset holds 16 of the 26 wanted under a
+ * 12-way L1d; below L2 all m are needed).  0, or -1 with err. */
 static int fitting_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t m,
 			   uint64_t step, uint64_t per_page, char *err, size_t len)
 {
-	uint64_t w[AMP_SET_LINES_MAX], n = 0, next = 0, need = (uint64_t)lv->above->assoc.value + 1;
+	uint64_t w[AMP_SET_LINES_MAX], n = 0, next = 0;
+	uint64_t need = lv->above->level > 1 ? m : (uint64_t)lv->above->assoc.value + 1;
 	uint64_t avail = (e->npool - e->searched) * per_page;
 	double misses = 0, less;
 
@@ -838,9 +841,10 @@ static int fitting_pushers(struct amp_ctx *c, const struct amp_level *lv, struct
 			return -1;
 		n += less < thrash_threshold(lv);
 	}
-	if (n < m)
+	if (n < need)
 		goto none;
-	memcpy(e->push, w, m * sizeof *w);
+	memcpy(e->push, w, n * sizeof *w);
+	e->npush = n;
 	e->push_from = e->npool - 1 - (next - 1) / per_page;
 	return 0;
 none:
@@ -883,7 +887,8 @@ static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	 * of it): lines that overflow one go from a bigger window. */
 	if (yes && fitting_pushers(c, lv, e, m, step, per_page, err, len) < 0)
 		return -1;
-	e->npush = m;
+	if (!yes)
+		e->npush = m;
 	e->pushers_apart = step != 0;
 	return 0;
 }

@@ -43,8 +43,9 @@ static const struct ucase cases[] = {
 	  1, 1, 1, SKIP, NULL },
 	/* Exclusive L2: code victims from L1i land in it. */
 	{ "opteron240", 0, 0, 1, SKIP, NULL },
-	/* L2 only twice L1: data cannot be pushed out of L1 and stay in L2. */
-	{ "L1d:size=32K,line=64,assoc=8;L1i:size=32K;L2:size=64K,line=64,assoc=8", 0, 0, -1, SKIP,
+	/* L2 only twice L1: data cannot be pushed out of L1 and stay in L2
+	 * (16 ways: see test_mod_write.c). */
+	{ "L1d:size=32K,line=64,assoc=8;L1i:size=32K;L2:size=64K,line=64,assoc=16", 0, 0, -1, SKIP,
 	  "less than 2 times" },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
