@@ -58,7 +58,6 @@ struct search {
 	uint64_t hi; /* timing: a stride known to be a multiple of the way */
 	double fastest; /* code by timing: the fastest base walk of this vote */
 	int pair; /* code by timing: each walk against one of ways lines first */
-	double last_rate; /* counters: the last walk's misses per test line */
 };
 static _Thread_local struct search search;
 
@@ -92,8 +91,10 @@ static int code_walk(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uin
 	return 0;
 }
 
-static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride,
-		  uint64_t n, int *yes, char *err, size_t len)
+/* Whether n lines `stride` apart thrash lv; with counters *rate (if
+ * given) is the walk's misses per test line. */
+static int thrash_rate(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride, uint64_t n,
+		       int *yes, double *rate_out, char *err, size_t len)
 {
 	double rate;
 
@@ -109,8 +110,15 @@ static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64
 			       err, len) < 0)
 		return -1;
 	*yes = amp_thrashes(lv, rate);
-	search.last_rate = rate;
+	if (rate_out)
+		*rate_out = rate;
 	return 0;
+}
+
+static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride,
+		  uint64_t n, int *yes, char *err, size_t len)
+{
+	return thrash_rate(c, lv, base, stride, n, yes, NULL, err, len);
 }
 
 /* Smallest number of lines `stride` apart that thrash (doubling, then
@@ -401,10 +409,11 @@ static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, 
 	for (unsigned k = 1; k <= MAPPING_CHECKS; k++) {
 		uint64_t base = vote_base(lv, k) + 5 * k * c->page;
 		int fit, over;
+		double rate = 0;
 		char err[AMP_REASON_LEN];
 
 		if (thrash(c, lv, base, (uint64_t)way, (uint64_t)ways, &fit, err, sizeof err) < 0 ||
-		    thrash(c, lv, base, (uint64_t)way, (uint64_t)ways + 1, &over, err, sizeof err) < 0) {
+		    thrash_rate(c, lv, base, (uint64_t)way, (uint64_t)ways + 1, &over, &rate, err, sizeof err) < 0) {
 			snprintf(why, len, "%s", err);
 			return 0;
 		}
@@ -418,9 +427,9 @@ static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, 
 		 * once per line: more, and the evictors miss too (scattered
 		 * frames put them in this level's sets with the test lines;
 		 * a 2-way L2 under a 12-way L1d read 10 ways 512 B apart). */
-		if (search.evict && search.last_rate * (double)(ways + 1) > (double)(ways + 1) + 0.5) {
+		if (search.evict && rate * (double)(ways + 1) > (double)(ways + 1) + 0.5) {
 			snprintf(why, len, "virtual strides do not predict its sets: %lld lines %lld bytes apart %u pages further on miss %.2f times a line with the lines that evict them from %s",
-				 (long long)ways + 1, (long long)way, 5 * k, search.last_rate, lv->above->name);
+				 (long long)ways + 1, (long long)way, 5 * k, rate, lv->above->name);
 			return 0;
 		}
 	}

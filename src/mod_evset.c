@@ -220,31 +220,23 @@ static uint64_t *with_pushers_after(const struct evset *e, const uint64_t *off, 
 	return t;
 }
 
-/* A walk of off[0..n-1] (and e's pushers) counted at `at`, lv or a
- * level above it (set_above_members), on lv's frames: its misses per
- * walk where misses is given, else whether it thrashes `at`: misses per
- * walk over thrash_threshold, or with min_rate > 0 at least that share
- * of the accesses. */
-static int walk_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv, const struct evset *e,
-		   const uint64_t *off, uint64_t n, uint64_t region, double min_rate, int *yes, double *misses,
-		   char *err, size_t len)
+/* The miss rate at `at` (lv or a level above it: set_above_members)
+ * of a walk of off[0..n-1] and e's pushers, counted on lv's frames. */
+static int walk_rate_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
+			const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, double *rate,
+			char *err, size_t len)
 {
 	uint64_t npush = e ? e->npush : 0, *t = with_pushers_after(e, off, n, err, len);
-	double rate;
 
 	if (!t)
 		return -1;
 	for (uint64_t i = 0; i < npush; i++)
 		region = e->push[i] + 64 > region ? e->push[i] + 64 : region;
-	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, amp_set_frames(lv), &rate, err,
+	if (amp_offsets_rate_flushed(c, at, t, n + npush, walked, nwalked, region, amp_set_frames(lv), rate, err,
 				     len) < 0) {
 		free(t);
 		return -1;
 	}
-	if (misses)
-		*misses = rate * (double)(n + npush);
-	else
-		*yes = min_rate > 0 ? rate >= min_rate : rate * (double)(n + npush) >= thrash_threshold(at);
 	if (lv->method == AMP_METHOD_COUNTERS) {
 		free(walked);
 		walked = t;
@@ -255,18 +247,32 @@ static int walk_at(struct amp_ctx *c, const struct amp_level *at, const struct a
 	return 0;
 }
 
+/* Whether that walk thrashes `at`: misses per walk over
+ * thrash_threshold, or with min_rate > 0 at least that share of the
+ * accesses. */
 static int overflows_at(struct amp_ctx *c, const struct amp_level *at, const struct amp_level *lv,
 			const struct evset *e, const uint64_t *off, uint64_t n, uint64_t region, double min_rate,
 			int *yes, char *err, size_t len)
 {
-	return walk_at(c, at, lv, e, off, n, region, min_rate, yes, NULL, err, len);
+	uint64_t walk = n + (e ? e->npush : 0);
+	double rate;
+
+	if (walk_rate_at(c, at, lv, e, off, n, region, &rate, err, len) < 0)
+		return -1;
+	*yes = min_rate > 0 ? rate >= min_rate : rate * (double)walk >= thrash_threshold(at);
+	return 0;
 }
 
 /* Misses of this level per walk of off[0..n-1]. */
 static int walk_misses(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,
 		       uint64_t region, double *misses, char *err, size_t len)
 {
-	return walk_at(c, lv, lv, NULL, off, n, region, 0, NULL, misses, err, len);
+	double rate;
+
+	if (walk_rate_at(c, lv, lv, NULL, off, n, region, &rate, err, len) < 0)
+		return -1;
+	*misses = rate * (double)n;
+	return 0;
 }
 
 /* Whether the walk overflows `at` (misses enough per walk; see
@@ -791,55 +797,68 @@ static uint64_t far_line(const struct amp_ctx *c, const struct evset *e, uint64_
 	return step ? line - off + ((off + (i % per_page + 1) * step) & (c->page - 1)) : line;
 }
 
+/* Counters: drops from w[0..*n-1] (a walk that overflows L1's set, so
+ * that each walk of it reaches this level) every line whose leaving
+ * cuts this level's misses: it lay in a set of it the walk overflows.
+ * Three passes at most; *misses ends as the misses per walk left. */
+static int drop_overflowing(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t *w,
+			    uint64_t *n, double *misses, char *err, size_t len)
+{
+	double most = thrash_threshold(lv), less;
+
+	if (walk_misses(c, lv, w, *n, e->region, misses, err, len) < 0)
+		return -1;
+	for (int pass = 0; pass < 3 && *misses >= most; pass++)
+		for (uint64_t i = *n; i-- > 0 && *misses >= most;) {
+			uint64_t x = w[i];
+
+			w[i] = w[*n - 1];
+			if (walk_misses(c, lv, w, *n - 1, e->region, &less, err, len) < 0)
+				return -1;
+			if (less < *misses) {
+				--*n;
+				*misses = less;
+			} else {
+				w[*n - 1] = w[i];
+				w[i] = x;
+			}
+		}
+	return 0;
+}
+
 /* Counters: pick_pushers' fallback where no window of pages fits (few
  * ways here, so many pages share a set of it).  A window of m lines
- * from the far end, doubled until enough are left, overflows L1's set,
- * so each walk of it reaches this level: a line whose leaving cuts this
- * level's misses lay in a set of it the window overflows, and goes,
- * until the rest fit.  They must still overflow L1 (its ways + 1), so
- * that each further line, walked with them, shows whether it joins a
- * full set here: it joins the pushers if not, until there are m, or at
- * least L1's ways + 1 where no more fit (a direct-mapped L2 of 16
- * colours at the pushers' page offset holds 16 of the 26 wanted under a
- * 12-way L1d; below L2 all m are needed).  0, or -1 with err. */
+ * from the far end, doubled until enough are left, loses the lines that
+ * overflow a set here (drop_overflowing).  The rest must still overflow
+ * L1 (its ways + 1), so that each further line, walked with them, shows
+ * whether it joins a full set here: it joins the pushers if not, until
+ * there are m, or at least L1's ways + 1 where no more fit (a
+ * direct-mapped L2 of 16 colours at the pushers' page offset holds 16
+ * of the 26 wanted under a 12-way L1d; below L2 all m are needed).  0,
+ * or -1 with err. */
 static int fitting_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t m,
 			   uint64_t step, uint64_t per_page, char *err, size_t len)
 {
 	uint64_t w[AMP_SET_LINES_MAX], n = 0, next = 0;
 	uint64_t need = lv->above->level > 1 ? m : (uint64_t)lv->above->assoc.value + 1;
 	uint64_t avail = (e->npool - e->searched) * per_page;
-	double misses = 0, less;
+	double most = thrash_threshold(lv), misses;
 
 	for (uint64_t size = m; n < need; size *= 2) {
 		if (next == avail || next == AMP_SET_LINES_MAX)
 			goto none;
 		for (n = 0, next = 0; next < size && next < avail && next < AMP_SET_LINES_MAX; next++)
 			w[n++] = far_line(c, e, next, step, per_page);
-		if (walk_misses(c, lv, w, n, e->region, &misses, err, len) < 0)
+		if (drop_overflowing(c, lv, e, w, &n, &misses, err, len) < 0)
 			return -1;
-		for (int pass = 0; pass < 3 && misses >= thrash_threshold(lv); pass++)
-			for (uint64_t i = n; i-- > 0 && misses >= thrash_threshold(lv);) {
-				uint64_t x = w[i];
-
-				w[i] = w[n - 1];
-				if (walk_misses(c, lv, w, n - 1, e->region, &less, err, len) < 0)
-					return -1;
-				if (less < misses) {
-					n--;
-					misses = less;
-				} else {
-					w[n - 1] = w[i];
-					w[i] = x;
-				}
-			}
-		if (misses >= thrash_threshold(lv))
+		if (misses >= most)
 			goto none;
 	}
 	for (uint64_t tried = 0; n < m && next < avail && tried < GROW_TRIES * m; tried++) {
 		w[n] = far_line(c, e, next++, step, per_page);
-		if (walk_misses(c, lv, w, n + 1, e->region, &less, err, len) < 0)
+		if (walk_misses(c, lv, w, n + 1, e->region, &misses, err, len) < 0)
 			return -1;
-		n += less < thrash_threshold(lv);
+		n += misses < most;
 	}
 	if (n < need)
 		goto none;
@@ -885,10 +904,10 @@ static int pick_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	}
 	/* No window fits (few ways here, so many of its pages share a set
 	 * of it): lines that overflow one go from a bigger window. */
-	if (yes && fitting_pushers(c, lv, e, m, step, per_page, err, len) < 0)
-		return -1;
 	if (!yes)
 		e->npush = m;
+	else if (fitting_pushers(c, lv, e, m, step, per_page, err, len) < 0)
+		return -1;
 	e->pushers_apart = step != 0;
 	return 0;
 }
