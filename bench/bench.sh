@@ -38,6 +38,8 @@ phase "counters: athlonmp (exclusive L2)" "$AMP" --sim=athlonmp --counters --max
 phase "counters: zen5-like (L3 32 MiB, STLB)" "$AMP" --sim=zen5-like --counters --max-size=64K
 phase "counters: scattered frames, L2 by eviction sets" "$AMP" --sim="L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=1M,assoc=16,policy=plru,inclusion=inclusive" --sim-pages=random --counters --level=L2
 phase "counters: scattered frames, L2 under L1d's ways (pushers)" "$AMP" --sim=pii-233 --sim-pages=random --counters --level=L2
+phase "counters: L2 under a random L1d (fresh evictors)" "$AMP" --sim="L1d:size=3K,assoc=6,line=16,policy=random;L1i:size=3K,assoc=6,line=16,policy=random;L2:size=192K,assoc=12,line=32,policy=fifo" --counters --level=L2
+phase "counters: same, scattered 32-way L2 (fresh lines)" "$AMP" --sim="L1d:size=2K,assoc=4,line=32,policy=random;L1i:size=2K,assoc=4,line=32,policy=random;L2:size=4M,assoc=32,line=32,policy=plru,inclusion=inclusive" --sim-pages=random --counters --level=L2
 phase "counters: scattered frames, L3 under L2's ways (pushers from its L2 set)" "$AMP" --sim="L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=256K,assoc=16;L3:size=1M,assoc=8" --sim-pages=random --counters --level=L3
 phase "counters: scattered frames, FIFO L1d, L2 inclusion by fetched code" "$AMP" --sim="L1d:size=16K,assoc=4,policy=fifo;L1i:size=16K,assoc=4;L2:size=1M,assoc=8,inclusion=inclusive" --sim-pages=random --counters --level=L2
 phase "counters: scattered frames, exclusive L2 under a direct-mapped L1d (code)" "$AMP" --sim="L1d:size=8K,assoc=1;L1i:size=8K,assoc=1;L2:size=1M,assoc=8,inclusion=exclusive" --sim-pages=random --counters --level=L2

@@ -260,21 +260,61 @@ uint64_t amp_evictor_visits(const struct amp_level *lv)
 	return piece_above(lv) / 8;
 }
 
+/* Random replacement above: a fill evicts a given line of its set with
+ * chance 1/ways, so a line stays there through e fresh fills with chance
+ * (1 - 1/ways)^e.  That many fills per test access leave one access in
+ * RANDOM_LEAK above; beyond FRESH_EVICTORS_MAX a test costs too much. */
+#define RANDOM_LEAK 1e-3
+#define FRESH_EVICTORS_MAX 512
+
+uint64_t amp_evictors_fresh(const struct amp_level *lv)
+{
+	uint64_t e = 0;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		uint64_t need;
+
+		if (!amp_param_conclusive(&a->replacement) || a->replacement.value != AMP_POLICY_RANDOM)
+			continue;
+		need = a->thrash_ways > 1 ? (uint64_t)ceil(log(RANDOM_LEAK) / log(1 - 1.0 / a->thrash_ways)) : 1;
+		e = need > e ? need : e;
+	}
+	if (e && e < (uint64_t)lv->above->thrash_ways)
+		e = (uint64_t)lv->above->thrash_ways;
+	return e > FRESH_EVICTORS_MAX ? UINT64_MAX : e;
+}
+
+/* Fresh evictors of one test access lie in blocks of `far` bytes, each
+ * holding the odd multiples of the step below far. */
+static uint64_t fresh_blocks(const struct amp_level *lv, uint64_t e, uint64_t far)
+{
+	uint64_t per = far / (2 * amp_evictor_step(lv)) ? far / (2 * amp_evictor_step(lv)) : 1;
+
+	return (e + per - 1) / per;
+}
+
+uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64_t far)
+{
+	return far * (2 + n * fresh_blocks(lv, amp_evictors_fresh(lv), far));
+}
+
 /* Lines that push one line out of the level above between two test
  * accesses: they share its set there (odd multiples of its way size W_j
  * away) but never the tested set of this level, once W_k >= 2 W_j.  A
  * pointer chain visits each word once per walk, so each evictor line is
  * revisited through its other words of the test line's piece (see
  * piece_above), and groups of them sit at another multiple of the huge
- * stride when the words run out. */
-int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
-			 uint64_t n, uint64_t base, uint64_t far)
+ * stride when the words run out.  Fresh (a random level above): e lines
+ * of their own per test access, each used once, in blocks of `far`. */
+static int add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test, uint64_t n,
+		       uint64_t base, uint64_t far, uint64_t fresh)
 {
 	const struct amp_level *up = lv->above;
 	uint64_t wj = amp_evictor_step(lv), unit = (uint64_t)up->line.value;
-	uint64_t piece = piece_above(lv), visits = piece / 8;
+	uint64_t piece = piece_above(lv), visits = fresh ? 1 : piece / 8;
 	/* As many as its ways: enough under LRU, FIFO and tree PLRU above. */
-	uint64_t e = (uint64_t)up->thrash_ways, total = n * (1 + e), k = 0;
+	uint64_t e = fresh ? fresh : (uint64_t)up->thrash_ways, total = n * (1 + e), k = 0;
+	uint64_t per = far / (2 * wj) ? far / (2 * wj) : 1, blocks = fresh ? fresh_blocks(lv, e, far) : 1;
 	uint64_t *off = malloc(total * sizeof *off);
 	int seq;
 
@@ -293,11 +333,25 @@ int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const u
 		 * same upper set, never one of lv's tested sets (W_k >= 2 W_j
 		 * and every test stride a power-of-two multiple of 2 W_j). */
 		for (uint64_t m = 1; m <= e; m++)
-			off[k++] = far + group * far + base - base % unit + (2 * m - 1) * wj + word;
+			off[k++] = fresh ? far * (1 + group * blocks + (m - 1) / per) + base - base % unit +
+						   (2 * ((m - 1) % per) + 1) * wj + word
+					 : far + group * far + base - base % unit + (2 * m - 1) * wj + word;
 	}
 	seq = amp_plan_add_seq(p, off, total);
 	free(off);
 	return seq;
+}
+
+int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
+			 uint64_t n, uint64_t base, uint64_t far)
+{
+	return add_evicted(p, lv, test, n, base, far, 0);
+}
+
+int amp_plan_add_fresh_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
+			       uint64_t n, uint64_t base, uint64_t far)
+{
+	return add_evicted(p, lv, test, n, base, far, amp_evictors_fresh(lv));
 }
 
 int amp_strides_mislead(const struct amp_ctx *c, const struct amp_level *lv)
@@ -868,6 +922,50 @@ static void release_set_frames(struct amp_ctx *c)
 		amp_arena_close(&c->lv[i].set_arena);
 }
 
+static unsigned module_bit(const struct amp_module *mod)
+{
+	unsigned m = 0;
+
+	while (amp_modules[m] && amp_modules[m] != mod)
+		m++;
+	return 1u << m;
+}
+
+void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_level *lv)
+{
+	const struct amp_module *outer = amp_trace_module(); /* run from inside another */
+	char why[AMP_REASON_LEN];
+
+	if (!lv->measurable || !lv->selected || (lv->modules_run & module_bit(mod)) ||
+	    !(mod->kinds & (1u << lv->kind)) || (mod->applies && !mod->applies(c, lv)))
+		return;
+	lv->modules_run |= module_bit(mod);
+	if (!mod->supported(c, lv, why, sizeof why)) {
+		/* A refusal in words becomes each parameter's reason. */
+		for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++)
+			amp_param_unknown((struct amp_param *)((char *)lv + mod->fills[k]), "%s", why);
+		return;
+	}
+	if (amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = mod, .lv = lv,
+					  .method = amp_method_names[lv->method] };
+
+		amp_trace_set_module(mod);
+		amp_trace(&e);
+	}
+	/* A module that cannot run (memory bound, mmap or an executable
+	 * mapping refused) leaves its parameters unknown with the reason;
+	 * the others still run. */
+	if (mod->run(c, lv, why, sizeof why) < 0)
+		for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
+			struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
+
+			if (!pa->known)
+				amp_param_unknown(pa, "%s", why);
+		}
+	amp_trace_set_module(outer);
+}
+
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)
 {
 	for (int i = 0; i < c->nlv; i++)
@@ -876,39 +974,8 @@ int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, siz
 	for (int m = 0; amp_modules[m]; m++) {
 		const struct amp_module *mod = amp_modules[m];
 
-		for (int i = 0; i < c->nlv; i++) {
-			struct amp_level *lv = &c->lv[i];
-			char why[AMP_REASON_LEN];
-
-			if (!lv->measurable || !lv->selected ||
-			    !(mod->kinds & (1u << lv->kind)) || (mod->applies && !mod->applies(c, lv)))
-				continue;
-			if (!mod->supported(c, lv, why, sizeof why)) {
-				/* A refusal in words becomes each parameter's reason. */
-				for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++)
-					amp_param_unknown((struct amp_param *)((char *)lv + mod->fills[k]),
-							  "%s", why);
-				continue;
-			}
-			if (amp_tracing()) {
-				struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = mod, .lv = lv,
-							  .method = amp_method_names[lv->method] };
-
-				amp_trace_set_module(mod);
-				amp_trace(&e);
-			}
-			/* A module that cannot run (memory bound, mmap or an
-			 * executable mapping refused) leaves its parameters
-			 * unknown with the reason; the others still run. */
-			if (mod->run(c, lv, why, sizeof why) < 0)
-				for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
-					struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
-
-					if (!pa->known)
-						amp_param_unknown(pa, "%s", why);
-				}
-		}
-		amp_trace_set_module(NULL);
+		for (int i = 0; i < c->nlv; i++)
+			amp_run_module(c, mod, &c->lv[i]);
 		if (last && strcmp(mod->name, last) == 0) {
 			release_set_frames(c);
 			return 0;

@@ -103,6 +103,7 @@ struct amp_level {
 	 * every module is done: replacement and write use them). */
 	struct amp_arena set_arena;
 	char code[160];         /* instruction side: which code ran ("" data side) */
+	unsigned modules_run;   /* bit m: amp_modules[m] ran on it (amp_run_module) */
 };
 
 /* A quiet gate's state (timing, real machine; amp_quiet_look in
@@ -215,6 +216,17 @@ void amp_trace_walk(const struct amp_level *lv, uint64_t n, uint64_t stride, int
  * amp_evictors_usable(lv). */
 int amp_plan_add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
 			 uint64_t n, uint64_t base, uint64_t far);
+/* The same where a level above replaces at random (amp_evictors_fresh):
+ * each test access followed by lines of its own, used once, so every
+ * one misses there; the region must be amp_fresh_evicted_region(). */
+int amp_plan_add_fresh_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test,
+			       uint64_t n, uint64_t base, uint64_t far);
+uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64_t far);
+/* Fresh evictors per test access that push a line out of every random
+ * level above but for one access in a thousand (at least the ways of
+ * the level right above); 0 where none above is random, UINT64_MAX
+ * where that would take more than a test can afford. */
+uint64_t amp_evictors_fresh(const struct amp_level *lv);
 /* Test accesses one group of evictor lines serves (their words within
  * the smallest line above). */
 uint64_t amp_evictor_visits(const struct amp_level *lv);
@@ -312,6 +324,12 @@ int amp_measure_overhead(struct amp_ctx *c, char *err, size_t len);
 int amp_characterise(struct amp_ctx *c, char *err, size_t len);
 /* The same, stopping after the module named `last` (for tests). */
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len);
+struct amp_module;
+/* Runs mod on lv unless it ran there already (a module may need a later
+ * one's answer for the level above: inclusion needs to know whether the
+ * level above replaces at random); its parameters are left unknown with
+ * the reason where it does not apply or cannot run. */
+void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_level *lv);
 
 /* Modules: one file each, one descriptor each, listed in modules.c. */
 #define AMP_MODULE_MAX_FILLS 4

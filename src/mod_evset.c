@@ -1830,19 +1830,35 @@ oom:
 	return -1;
 }
 
-/* Counters: whether the control's line stayed in L1 through its walk:
- * L1 misses no more than the walk alone has, give or take half a miss
- * per pass (its touches would add one each). */
+/* Counters: whether the control's line stayed in the level above
+ * through its walk: its misses no more than the walk alone has, give or
+ * take half a miss per pass (its touches would add one each).  Below L2
+ * the control's line may lie in another set of the level above (its
+ * frame's colour there), which then keeps it whatever it does: the
+ * target itself is the control there, with one set line fewer, so that
+ * its set here never overflows while the walk still overflows its set
+ * above (where the set has lines enough). */
 static int control_kept(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
 			struct incl_test *y, int *kept, char *err, size_t len)
 {
-	struct incl_test walk;
+	struct incl_test walk, own;
+	struct evset fewer;
 	double with, without;
 
-	incl_chain(c, lv, e, 0, 1, 0, &walk);
-	if (incl_count(c, lv, e, y, NULL, lv->above->ev, &with, err, len) < 0 ||
-	    incl_count(c, lv, e, &walk, NULL, lv->above->ev, &without, err, len) < 0)
-		return -1;
+	if (lv->above->above && e->nset - 2 > (uint64_t)lv->above->thrash_ways) {
+		fewer = *e;
+		fewer.nset--;
+		incl_chain(c, lv, &fewer, e->set[0], 0, 1, &own);
+		incl_chain(c, lv, &fewer, 0, 1, 0, &walk);
+		if (incl_count(c, lv, &fewer, &own, NULL, lv->above->ev, &with, err, len) < 0 ||
+		    incl_count(c, lv, &fewer, &walk, NULL, lv->above->ev, &without, err, len) < 0)
+			return -1;
+	} else {
+		incl_chain(c, lv, e, 0, 1, 0, &walk);
+		if (incl_count(c, lv, e, y, NULL, lv->above->ev, &with, err, len) < 0 ||
+		    incl_count(c, lv, e, &walk, NULL, lv->above->ev, &without, err, len) < 0)
+			return -1;
+	}
 	*kept = with - without < INCL_PASSES / 2.0;
 	return 0;
 }
@@ -1977,8 +1993,18 @@ static int inclusion_by_stores(struct amp_ctx *c, struct amp_level *lv, const st
 		snprintf(err, len, "the way vote's joiners are not known yet");
 		return -1;
 	}
-	if (stored_between(c, lv, e, other, store, n, &other, 1, up->ev, &kept_above, err, len) < 0 ||
-	    stored_between(c, lv, e, other, store, ways, store, ways, lv->ev, &missed_here, err, len) < 0)
+	/* Below L2 `other` may lie in another set of the level above, which
+	 * keeps it whatever the stores do: K itself there, with one store
+	 * fewer than would overflow its set here (more than its set above
+	 * holds, where the set has lines enough). */
+	if (up->above && ways - 1 > (uint64_t)up->thrash_ways) {
+		if (stored_between(c, lv, e, e->set[0], store, ways - 1, &e->set[0], 1, up->ev, &kept_above, err,
+				   len) < 0)
+			return -1;
+	} else if (stored_between(c, lv, e, other, store, n, &other, 1, up->ev, &kept_above, err, len) < 0) {
+		return -1;
+	}
+	if (stored_between(c, lv, e, other, store, ways, store, ways, lv->ev, &missed_here, err, len) < 0)
 		return -1;
 	if (kept_above >= 0.5 || missed_here >= ways / 2.0) {
 		snprintf(err, len, "stores %s", kept_above >= 0.5 ? "allocate there too" : "do not allocate here");

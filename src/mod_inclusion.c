@@ -52,6 +52,8 @@
 #include "measure.h"
 #include "util.h"
 
+extern const struct amp_module amp_module_replacement;
+
 #define HUGE_STRIDE (1ULL << 30)  /* the evicted walk: one set of every level */
 #define MAX_SETS 128              /* experiments per plan */
 #define MIN_SETS 8
@@ -149,6 +151,11 @@ static int retouch_shape(const struct amp_level *lv, struct methods *m, char *wh
 	}
 	if (ta < 2) {
 		snprintf(why, len, "the levels above hold one line per set: none keeps a line while others pass");
+		return -1;
+	}
+	/* It may lose X to any miss: test and control then differ by chance. */
+	if (amp_param_conclusive(&up->replacement) && up->replacement.value == AMP_POLICY_RANDOM) {
+		snprintf(why, len, "%s above replaces at random: no line stays there for sure while others pass", up->name);
 		return -1;
 	}
 	m->g = ta - 1;
@@ -642,6 +649,8 @@ static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t l
 		size_from_evsets(lv);
 		return 0;
 	}
+	/* The re-touch test keeps a line above: not in a random level. */
+	amp_run_module(c, &amp_module_replacement, &c->lv[lv->above - c->lv]);
 	exclusion_ruled_out = 0;
 	amp_vote(c, lv, incl_vote, &lv->inclusion);
 	/* Inclusive or NINE, unknown which: the size is all its own. */

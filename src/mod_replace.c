@@ -29,10 +29,14 @@
  * them: random replacement shows, but a deterministic answer is the
  * pair's (lru above lru or fifo is lru; other pairs fit no answer), and
  * the level's own is unknown: a hit moves the line up, so lru and fifo
- * evict alike in a victim level.  Undecided, with the reason: direct-
- * mapped levels, a level under a random one (evictors leak, a pair looks random), and one with
- * no more ways than the level above and a way under twice its way (no
- * evictor can single out its sets).
+ * evict alike in a victim level.  Under a random level a reused evictor
+ * (or the test line) stays there with some chance: every test access
+ * then gets fresh evictors, used once (amp_evictors_fresh).  Undecided,
+ * with the reason: direct-mapped levels, an exclusive pair under a
+ * random level (it looks random), a found set under a random level of a
+ * way over half a page (no fresh line shares its set yet misses this
+ * level's), and one with no more ways than the level above and a way
+ * under twice its way (no evictor can single out its sets).
  */
 #include "config.h"
 #include <math.h>
@@ -233,6 +237,7 @@ struct design {
 	uint64_t delta, stride; /* between the sets used; between the lines of one set */
 	uint64_t avail;         /* sets reachable */
 	uint64_t per_access;    /* accesses per test access (evictors included) */
+	uint64_t fresh;         /* evictors of their own per test access (a random level above) */
 	uint64_t sets, rounds;  /* per plan */
 	uint64_t max_lines;     /* timing: distinct lines a plan may touch (0: any) */
 	/* Counters, sets by experiment: rounds on the level's set lines, in
@@ -242,6 +247,11 @@ struct design {
 	int found_set, above;
 	uint64_t groups;
 	int push;               /* pushers walked before each access (L1 as many ways) */
+	/* Found set under a random level above: `fresh` lines before each
+	 * access, each used once, at other offsets of the pages below
+	 * fresh_region, fresh_step apart (in the random levels' set, never
+	 * in this level's tested one). */
+	uint64_t fresh_step, fresh_region;
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
 	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
@@ -524,13 +534,24 @@ static int warm_seq(struct amp_plan *p, const uint64_t *fill, uint64_t nfill, co
 	return seq;
 }
 
-/* One access of a found-set round at test[k], after the pushers where
- * there are (found_set_design); returns the next k. */
-static uint64_t found_access(const struct design *d, const struct amp_level *lv, uint64_t *test, uint64_t k,
-			     uint64_t line)
+/* Fresh line `slot` of a found-set plan: page slot / per_page, the
+ * set lines' page offset moved by a multiple of fresh_step. */
+static uint64_t fresh_line(const struct design *d, uint64_t page, uint64_t off, uint64_t slot)
+{
+	uint64_t per_page = page / d->fresh_step - 1;
+
+	return slot / per_page * page + (off + (1 + slot % per_page) * d->fresh_step) % page;
+}
+
+/* One access of a found-set round at test[k], after the pushers or the
+ * fresh lines where there are (found_set_design); returns the next k. */
+static uint64_t found_access(const struct design *d, const struct amp_level *lv, uint64_t page, uint64_t *test,
+			     uint64_t k, uint64_t *slot, uint64_t line)
 {
 	memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
 	k += (uint64_t)d->push;
+	for (uint64_t i = 0; i < d->fresh; i++)
+		test[k++] = fresh_line(d, page, line % page, (*slot)++);
 	test[k++] = line;
 	return k;
 }
@@ -543,11 +564,12 @@ static uint64_t found_access(const struct design *d, const struct amp_level *lv,
  * walks are touched, not chased: a line comes back round after round,
  * more often than it has words for a chain, and with counters (this
  * path's only method) no chain is needed. */
-static int build_found_plan(const struct design *d, const struct amp_level *lv, int h, struct amp_plan *p,
-			    char *err, size_t len)
+static int build_found_plan(const struct amp_ctx *c, const struct design *d, const struct amp_level *lv, int h,
+			    struct amp_plan *p, char *err, size_t len)
 {
-	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + (uint64_t)d->nrho + 2) * (1 + (uint64_t)d->push);
-	uint64_t k = 0, region = 0, *test = malloc(n * sizeof *test);
+	uint64_t page = c->page;
+	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + (uint64_t)d->nrho + 2) * (1 + (uint64_t)d->push + d->fresh);
+	uint64_t k = 0, slot = 0, region = 0, *test = malloc(n * sizeof *test);
 	const uint64_t *last = lv->set_lines + (d->groups - 1) * (a + 1);
 	int fs, ts;
 
@@ -559,13 +581,15 @@ static int build_found_plan(const struct design *d, const struct amp_level *lv, 
 		const uint64_t *g = lv->set_lines + r % d->groups * (a + 1);
 
 		for (uint64_t i = 0; i < a; i++)
-			k = found_access(d, lv, test, k, g[i]);
+			k = found_access(d, lv, page, test, k, &slot, g[i]);
 		for (int j = 0; j < d->nrho; j++)
-			k = found_access(d, lv, test, k, g[d->rho[j]]);
-		k = found_access(d, lv, test, k, g[a]);
-		k = found_access(d, lv, test, k, g[h < 0 ? d->a : d->victim[h]]);
+			k = found_access(d, lv, page, test, k, &slot, g[d->rho[j]]);
+		k = found_access(d, lv, page, test, k, &slot, g[a]);
+		k = found_access(d, lv, page, test, k, &slot, g[h < 0 ? d->a : d->victim[h]]);
 	}
 	region = amp_set_lines_region(lv, d->line, d->push);
+	if (d->fresh_region > region)
+		region = d->fresh_region;
 	amp_plan_init(p, "replacement", region);
 	p->arena = amp_set_frames(lv);
 	fs = amp_plan_add_seq(p, last, (size_t)a);
@@ -622,7 +646,7 @@ static int build_plan(const struct design *d, const struct amp_level *lv, int h,
 		uint64_t w = (uint64_t)lv->way.value;
 
 		far = (top / w + 1) * w; /* past every test line, a multiple of W */
-		region = far * (n + 2);
+		region = d->fresh ? amp_fresh_evicted_region(lv, n, far) : far * (n + 2);
 	} else {
 		region = top + d->line;
 	}
@@ -630,8 +654,9 @@ static int build_plan(const struct design *d, const struct amp_level *lv, int h,
 	p->huge = lv->kind == AMP_KIND_CACHE; /* lower caches are physically indexed */
 	if (amp_plan_add_seq(p, fill, (size_t)(a * d->sets)) < 0)
 		goto oom_plan;
-	seq = d->evict ? amp_plan_add_evicted(p, lv, test, n, base, far)
-		       : amp_plan_add_seq(p, test, (size_t)n);
+	seq = d->fresh ? amp_plan_add_fresh_evicted(p, lv, test, n, base, far)
+	      : d->evict ? amp_plan_add_evicted(p, lv, test, n, base, far)
+			 : amp_plan_add_seq(p, test, (size_t)n);
 	if (seq < 0)
 		goto oom_plan;
 	if (lv->method == AMP_METHOD_TIMING) {
@@ -679,7 +704,7 @@ static int plan_misses(struct amp_ctx *c, struct amp_level *lv, int h, uint64_t 
 	struct amp_plan p;
 	int rc;
 
-	if ((design.found_set ? build_found_plan(&design, lv, h, &p, err, len)
+	if ((design.found_set ? build_found_plan(c, &design, lv, h, &p, err, len)
 			      : build_plan(&design, lv, h, base, &p, cold, err, len)) < 0)
 		return -1;
 	/* On a found set, the mean of the counts: the plans are compared
@@ -890,13 +915,12 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	/* Bases of test lines: whole lines of both levels. */
 	if ((uint64_t)up->line.value > d->unit)
 		d->unit = (uint64_t)up->line.value;
-	if (up->replacement.known && !up->replacement.inconclusive &&
-	    up->replacement.value == AMP_POLICY_RANDOM) {
-		/* Evictors then leave some test lines above, and a pair with
-		 * it looks random whatever this level does. */
+	/* A random level above keeps a reused evictor or a test line with
+	 * some chance: every test access gets fresh evictors of its own. */
+	d->fresh = amp_evictors_fresh(lv);
+	if (d->fresh == UINT64_MAX) {
 		amp_param_unknown(&lv->replacement,
-				  "%s above replaces at random: nothing makes every test access reach this level",
-				  up->name);
+				  "a level above replaces at random with so many ways that pushing each test line out of it takes more evictors than a test can afford: nothing makes every test access reach this level");
 		return -1;
 	}
 	/* Evictors sit at odd multiples of the step (the way above, or this
@@ -921,6 +945,14 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 			return -1;
 		}
 		if (amp_thrashes(lv, rate)) {
+			if (d->fresh) {
+				/* The pair's rounds run without evictors, and
+				 * the random level above makes any pair look
+				 * random. */
+				amp_param_unknown(&lv->replacement,
+						  "an exclusive pair under a level that replaces at random: the pair looks random whatever this level does");
+				return -1;
+			}
 			d->combined = 1;
 			return 0;
 		}
@@ -934,30 +966,70 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	d->delta = 2 * wj;
 	d->stride = wk;
 	d->avail = reach;
-	d->per_access = 1 + (uint64_t)up->thrash_ways;
+	d->per_access = 1 + (d->fresh ? d->fresh : (uint64_t)up->thrash_ways);
+	return 0;
+}
+
+static int is_random(const struct amp_level *lv)
+{
+	return amp_param_conclusive(&lv->replacement) && lv->replacement.value == AMP_POLICY_RANDOM;
+}
+
+/* A random level above a found set: fresh lines must share its set (a
+ * multiple of its way apart) yet not this level's tested one (another
+ * page offset, this level's line or more apart).  0, or -1 with the
+ * parameter unknown. */
+static int fresh_design(const struct amp_ctx *c, struct amp_level *lv, struct design *d)
+{
+	const struct amp_arena *arena = amp_set_frames(lv);
+	uint64_t step = d->line, accesses, pages;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (is_random(a) && (uint64_t)a->way.value > step)
+			step = (uint64_t)a->way.value;
+	if (d->fresh == UINT64_MAX || 2 * step > c->page) {
+		amp_param_unknown(&lv->replacement,
+				  "a level above replaces at random, and %s: nothing makes every test access reach this level",
+				  d->fresh == UINT64_MAX ? "pushing a line out of it takes more lines than a test can afford"
+							 : "its way is over half a page (lines of its set at other page offsets would be needed)");
+		return -1;
+	}
+	d->fresh_step = step;
+	/* Each access's fresh lines once, in as many pages as they need. */
+	accesses = (uint64_t)ROUNDS_MAX * ((uint64_t)d->a + MAX_RHO + 2) * d->fresh;
+	pages = (accesses + c->page / step - 2) / (c->page / step - 1);
+	d->fresh_region = pages * c->page;
+	if (arena && arena->size < d->fresh_region) {
+		amp_param_unknown(&lv->replacement,
+				  "a level above replaces at random, and the fresh lines that push each test line out of it need %llu pages, more than its eviction sets' %llu",
+				  (unsigned long long)pages, (unsigned long long)(arena->size / c->page));
+		return -1;
+	}
 	return 0;
 }
 
 /* Rounds on the level's set lines (found_set_usable): no evictors; the
- * lines between two accesses of one must outnumber the ways above. */
-static int found_set_design(struct amp_level *lv, struct design *d)
+ * lines between two accesses of one must outnumber the ways above (of
+ * a random level above: fresh lines of its set before each access). */
+static int found_set_design(const struct amp_ctx *c, struct amp_level *lv, struct design *d)
 {
 	const struct amp_level *up = lv->above;
 
-	if (up && up->replacement.known && !up->replacement.inconclusive &&
-	    up->replacement.value == AMP_POLICY_RANDOM) {
-		amp_param_unknown(&lv->replacement, "%s above replaces at random: nothing makes every test access reach this level",
-				  up->name);
+	d->fresh = amp_evictors_fresh(lv);
+	if (d->fresh && fresh_design(c, lv, d) < 0)
 		return -1;
-	}
 	d->found_set = 1;
 	for (const struct amp_level *a = up; a; a = a->above)
-		d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
+		if (!is_random(a))
+			d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
 	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
 	d->unit = d->line;
 	d->avail = 1;
+	/* 1 with pushers or fresh lines too: random's probes need as many
+	 * rounds to stand clear (a plan costs 1 + push + fresh times as
+	 * much). */
 	d->per_access = 1;
-	if (lv->nset_pushers) {
+	if (lv->nset_pushers && d->above) {
 		/* No more ways than L1: the set's lines alone would stay
 		 * there; `above` pushers before each access miss L1 in a
 		 * row and take the line before out of it. */
@@ -968,9 +1040,6 @@ static int found_set_design(struct amp_level *lv, struct design *d)
 		}
 		d->push = d->above;
 		d->above = 0;
-		/* per_access stays 1: random's probes need as many rounds to
-		 * stand clear as without pushers (a plan costs 1 + push
-		 * times as much). */
 	}
 	return 0;
 }
@@ -991,7 +1060,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	if (d->a > 2 && amp_is_pow2((uint64_t)d->a))
 		d->pol[d->npol++] = AMP_POLICY_PLRU;
 	d->pol[d->npol++] = AMP_POLICY_FIFO;
-	if ((amp_strides_mislead(c, lv) ? found_set_design(lv, d) : choose_reach(c, lv, d, &cost)) < 0) {
+	if ((amp_strides_mislead(c, lv) ? found_set_design(c, lv, d) : choose_reach(c, lv, d, &cost)) < 0) {
 		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;
 		return 0;

@@ -42,7 +42,8 @@
 
 
 /* Bytes of the region to write and read back; 0, or -1 with why. */
-static int write_region(const struct amp_level *lv, uint64_t *bytes, char *why, size_t len)
+static int write_region(const struct amp_ctx *c, const struct amp_level *lv, uint64_t *bytes, char *why,
+			size_t len)
 {
 	uint64_t unit = (uint64_t)lv->line.value, half, above;
 	int filled_above = 0;
@@ -63,6 +64,19 @@ static int write_region(const struct amp_level *lv, uint64_t *bytes, char *why, 
 			 amp_fmt_size(half, sz[0], sizeof sz[0]), REACH_MIN,
 			 amp_fmt_size(above, sz[1], sizeof sz[1]));
 		return -1;
+	}
+	/* Scattered frames: pages of one colour share sets, and more of
+	 * them than the ways would evict stored lines.  As many pages as
+	 * the ways always fit. */
+	if (c && amp_strides_mislead(c, lv) && *bytes > (uint64_t)lv->thrash_ways * c->page) {
+		uint64_t fits = (uint64_t)lv->thrash_ways * c->page;
+
+		if (filled_above) {
+			snprintf(why, len, "its sets came from eviction sets (scattered frames), and a region of %s that pushes lines out of the levels above could overflow one of them (%llu pages fit for sure)",
+				 amp_fmt_size(*bytes, sz[0], sizeof sz[0]), (unsigned long long)lv->thrash_ways);
+			return -1;
+		}
+		*bytes = fits / unit * unit;
 	}
 	return 0;
 }
@@ -165,7 +179,7 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	double stored, loaded = 0;
 	char why[AMP_REASON_LEN];
 
-	if (write_region(lv, &bytes, why, sizeof why) < 0) {
+	if (write_region(c, lv, &bytes, why, sizeof why) < 0) {
 		if (set_lines_usable(c, lv, why, sizeof why))
 			return set_write_vote(c, lv, value, err, len);
 		snprintf(err, len, "%s", why);
@@ -193,7 +207,7 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 			 "written or not, so whether stores allocate is the level above's policy");
 		return 0;
 	}
-	if (write_region(lv, &bytes, why, len) < 0) {
+	if (write_region(c, lv, &bytes, why, len) < 0) {
 		char other[AMP_REASON_LEN];
 		size_t used = strlen(why);
 

@@ -40,6 +40,11 @@ void amp_trace_set_module(const struct amp_module *m)
 	current_module = m;
 }
 
+const struct amp_module *amp_trace_module(void)
+{
+	return current_module;
+}
+
 void amp_trace_set_param(const char *param)
 {
 	current_param = param;

@@ -57,6 +57,8 @@ int amp_tracing(void);
 void amp_trace(struct amp_trace_ev *e);
 /* The module at work and the parameter being voted on (measure.c). */
 void amp_trace_set_module(const struct amp_module *m);
+/* The module set last (NULL: none). */
+const struct amp_module *amp_trace_module(void);
 void amp_trace_set_param(const char *param);
 const char *amp_trace_param(void);
 /* A POINT of lv's curve, when anyone listens: x (column xname, axis
