@@ -933,7 +933,10 @@ static unsigned module_bit(const struct amp_module *mod)
 
 void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_level *lv)
 {
-	const struct amp_module *outer = amp_trace_module(); /* run from inside another */
+	/* Run from inside another module's run: that one is announced
+	 * again after it. */
+	const struct amp_module *outer = amp_trace_module();
+	const struct amp_level *outer_lv = amp_trace_level();
 	char why[AMP_REASON_LEN];
 
 	if (!lv->measurable || !lv->selected || (lv->modules_run & module_bit(mod)) ||
@@ -964,6 +967,12 @@ void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_
 				amp_param_unknown(pa, "%s", why);
 		}
 	amp_trace_set_module(outer);
+	if (outer && outer_lv && amp_tracing()) {
+		struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = outer, .lv = outer_lv,
+					  .method = amp_method_names[outer_lv->method] };
+
+		amp_trace(&e);
+	}
 }
 
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)

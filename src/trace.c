@@ -11,6 +11,7 @@ static struct {
 } observers[MAX_OBSERVERS];
 static int nobservers;
 static const struct amp_module *current_module;
+static const struct amp_level *current_level; /* of the last module event */
 static const char *current_param;
 
 int amp_trace_subscribe(amp_trace_fn fn, void *arg)
@@ -27,6 +28,7 @@ void amp_trace_clear(void)
 {
 	nobservers = 0;
 	current_module = NULL;
+	current_level = NULL;
 	current_param = NULL;
 }
 
@@ -45,6 +47,11 @@ const struct amp_module *amp_trace_module(void)
 	return current_module;
 }
 
+const struct amp_level *amp_trace_level(void)
+{
+	return current_level;
+}
+
 void amp_trace_set_param(const char *param)
 {
 	current_param = param;
@@ -59,6 +66,8 @@ void amp_trace(struct amp_trace_ev *e)
 {
 	if (!e->module)
 		e->module = current_module;
+	if (e->kind == AMP_TR_MODULE)
+		current_level = e->lv;
 	if (!e->param)
 		e->param = current_param;
 	for (int i = 0; i < nobservers; i++)

@@ -59,6 +59,8 @@ void amp_trace(struct amp_trace_ev *e);
 void amp_trace_set_module(const struct amp_module *m);
 /* The module set last (NULL: none). */
 const struct amp_module *amp_trace_module(void);
+/* The level of the last module event (NULL: none). */
+const struct amp_level *amp_trace_level(void);
 void amp_trace_set_param(const char *param);
 const char *amp_trace_param(void);
 /* A POINT of lv's curve, when anyone listens: x (column xname, axis

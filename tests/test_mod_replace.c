@@ -277,8 +277,39 @@ static void test_special(void)
 	}
 }
 
+/* Fresh evictors per test access: enough that a line stays in a random
+ * level of w ways once in a thousand accesses, (1 - 1/w)^e <= 1/1000. */
+static void test_fresh_evictors(void)
+{
+	struct amp_level l1, l2, l3;
+
+	memset(&l1, 0, sizeof l1);
+	memset(&l2, 0, sizeof l2);
+	memset(&l3, 0, sizeof l3);
+	l2.above = &l1;
+	l3.above = &l2;
+	l1.thrash_ways = 6;
+	l1.replacement.known = 1;
+	l1.replacement.value = AMP_POLICY_RANDOM;
+	l2.thrash_ways = 16;
+	l2.replacement.known = 1;
+	l2.replacement.value = AMP_POLICY_LRU;
+	tap_ok(amp_evictors_fresh(&l2) == 38, "a random 6-way L1d: 38 fresh evictors (%llu)",
+	       (unsigned long long)amp_evictors_fresh(&l2));
+	tap_ok(amp_evictors_fresh(&l3) == 38, "an L3 under an LRU L2 under it: as many (%llu)",
+	       (unsigned long long)amp_evictors_fresh(&l3));
+	l2.thrash_ways = 64;
+	tap_ok(amp_evictors_fresh(&l3) == 64, "at least the ways of the level right above (%llu)",
+	       (unsigned long long)amp_evictors_fresh(&l3));
+	l1.thrash_ways = 128;
+	tap_ok(amp_evictors_fresh(&l2) == UINT64_MAX, "a random 128-way L1d: more than a test can afford");
+	l1.replacement.inconclusive = 1;
+	tap_ok(amp_evictors_fresh(&l2) == 0, "none where no level above is known to be random");
+}
+
 int main(void)
 {
+	test_fresh_evictors();
 	test_special();
 	test_l1d();
 	test_l2();
