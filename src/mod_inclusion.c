@@ -225,6 +225,44 @@ static uint64_t base_of(const struct layout *l, uint64_t j)
 	return (l->first + j) % l->nbase * l->unit;
 }
 
+/* The same phases as one touched walk (data only): no chain, so X comes
+ * back as often as the phases want, beyond the sequences a plan holds
+ * (the re-touch through L1 touches X every one or two lines). */
+static int build_walk(struct amp_plan *p, const struct layout *l, const struct phase *ph, int nph, int last)
+{
+	uint64_t slot = 0, top = 0, n = 0, k = 0, *off;
+	int seq;
+
+	amp_plan_init(p, "inclusion, one walk", 1);
+	p->huge = 1;
+	for (int i = 0; i < nph; i++)
+		n += l->s * (ph[i].kind == PH_X ? 1 : ph[i].n);
+	if (!(off = malloc(n * sizeof *off)))
+		return -1;
+	for (int i = 0; i < nph && (last || i < nph - 1); i++) {
+		for (uint64_t j = 0; j < l->s; j++) {
+			uint64_t b = base_of(l, j);
+
+			if (ph[i].kind == PH_X)
+				off[k++] = b;
+			else
+				for (uint64_t m = 0; m < ph[i].n; m++)
+					off[k++] = b + ph[i].shift + (2 * (slot + m) + 1) * ph[i].mult;
+		}
+		if (ph[i].kind == PH_DATA)
+			slot += ph[i].n;
+	}
+	for (uint64_t m = 0; m < k; m++)
+		top = off[m] > top ? off[m] : top;
+	seq = amp_plan_add_seq(p, off, k);
+	free(off);
+	if (seq < 0 || amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0) < 0 ||
+	    amp_plan_add_pass(p, seq, AMP_OP_TOUCH, 1, 1) < 0)
+		return -1;
+	p->region = top + l->unit;
+	return 0;
+}
+
 /* Plan: flush, then the phases, all measured (the last one left out
  * unless `last`).  Every data line is new (slot), so it misses once
  * everywhere; X is one sequence walked by every X phase. */
@@ -280,12 +318,12 @@ static int build(struct amp_plan *p, const struct layout *l, const struct phase 
 }
 
 static int measure(struct amp_ctx *c, const struct layout *l, const struct phase *ph, int nph,
-		   int last, enum amp_event ev, double *misses, char *err, size_t len)
+		   int last, int walk, enum amp_event ev, double *misses, char *err, size_t len)
 {
 	struct amp_plan p;
 	int rc = 0;
 
-	if (build(&p, l, ph, nph, last) < 0) {
+	if ((walk ? build_walk(&p, l, ph, nph, last) : build(&p, l, ph, nph, last)) < 0) {
 		amp_plan_free(&p);
 		snprintf(err, len, "out of memory for an inclusion plan");
 		return -1;
@@ -309,8 +347,8 @@ static int last_touch(struct amp_ctx *c, const struct layout *l, const struct ph
 {
 	double with, without;
 
-	if (measure(c, l, ph, nph, 1, ev, &with, err, len) < 0 ||
-	    measure(c, l, ph, nph, 0, ev, &without, err, len) < 0)
+	if (measure(c, l, ph, nph, 1, 0, ev, &with, err, len) < 0 ||
+	    measure(c, l, ph, nph, 0, 0, ev, &without, err, len) < 0)
 		return -1;
 	*per = (with - without) / experiments(l);
 	return 0;
@@ -443,12 +481,77 @@ static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct la
 		ph[n++] = (struct phase){ PH_DATA, m->g, 0, w_of(lv) };
 		ph[n++] = ph[0];
 	}
-	if (measure(c, l, ph, n, 1, lv->above->ev, &test, err, len) < 0)
+	if (measure(c, l, ph, n, 1, 0, lv->above->ev, &test, err, len) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
 		if (ph[i].kind == PH_DATA)
 			ph[i].shift = w_of(lv->above);
-	if (measure(c, l, ph, n, 1, lv->above->ev, &control, err, len) < 0)
+	if (measure(c, l, ph, n, 1, 0, lv->above->ev, &control, err, len) < 0)
+		return -1;
+	if ((test - control) / experiments(l) >= 0.5)
+		*yes = 1;
+	else
+		*yes = (control - cold) / experiments(l) < 0.25 ? 0 : -1;
+	return 0;
+}
+
+/* The first level on lv's side, which the re-touch through L1 needs. */
+static struct amp_level *top_of(struct amp_level *lv)
+{
+	while (lv->above)
+		lv = lv->above;
+	return lv;
+}
+
+/* Whether L1 can keep X for a level below L2 whose level above cannot
+ * (FIFO or random there): L1 LRU (or two-way tree PLRU) with two ways
+ * or more, and no level between inclusive (it would take X from L1 when
+ * it drops it itself). */
+static int l1_keeps(struct amp_level *lv)
+{
+	const struct amp_level *top = top_of(lv);
+
+	if (!lv->above || !lv->above->above || top->thrash_ways < 2 || !amp_param_conclusive(&top->replacement) ||
+	    !(top->replacement.value == AMP_POLICY_LRU ||
+	      (top->replacement.value == AMP_POLICY_PLRU && top->thrash_ways == 2)) ||
+	    w_of(lv) % (2 * w_of(lv->above)))
+		return 0;
+	for (const struct amp_level *a = lv->above; a != top; a = a->above)
+		if (!amp_param_conclusive(&a->inclusion) || a->inclusion.value == AMP_INCL_INCLUSIVE)
+			return 0;
+	return 1;
+}
+
+/* Inclusive, through L1 (l1_keeps): X touched every L1 ways - 1 lines of
+ * its set here, twice this level's ways of them, in one walk; L1's
+ * misses against the control's (its lines one way of the level above
+ * further: the same sets above, another here).  *yes as incl_retouch. */
+static int incl_retouch_l1(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int *yes,
+			   char *err, size_t len)
+{
+	const struct amp_level *top = top_of(lv);
+	uint64_t g = (uint64_t)top->thrash_ways - 1, r = (2 * (uint64_t)lv->thrash_ways + g - 1) / g;
+	double cold = experiments(l) * (1 + (double)(r * g)), test, control;
+	struct phase *ph = malloc((2 * r + 1) * sizeof *ph);
+	int n = 0, rc;
+
+	if (!ph) {
+		snprintf(err, len, "out of memory for an inclusion plan");
+		return -1;
+	}
+	ph[n++] = (struct phase){ PH_X, 0, 0, 0 };
+	for (uint64_t k = 0; k < r; k++) {
+		ph[n++] = (struct phase){ PH_DATA, g, 0, w_of(lv) };
+		ph[n++] = ph[0];
+	}
+	rc = measure(c, l, ph, n, 1, 1, top->ev, &test, err, len);
+	for (int i = 0; i < n; i++)
+		if (ph[i].kind == PH_DATA)
+			ph[i].shift = w_of(lv->above);
+	if (rc == 0)
+		rc = measure(c, l, ph, n, 1, 1, top->ev, &control, err, len);
+	free(ph);
+	if (rc < 0)
 		return -1;
 	if ((test - control) / experiments(l) >= 0.5)
 		*yes = 1;
@@ -480,18 +583,24 @@ static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 		return 0;
 	}
 	exclusion_ruled_out++;
-	if (m.incl == M_NONE) {
-		snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s", m.why);
+	if (m.incl == M_RETOUCH && incl_retouch(c, lv, &l, &m, &yes, err, len) < 0)
 		return -1;
-	}
-	if (m.incl == M_RETOUCH) {
-		if (incl_retouch(c, lv, &l, &m, &yes, err, len) < 0)
-			return -1;
-		if (yes < 0 && m.bypass == M_NONE) {
+	if (m.incl == M_NONE || (m.incl == M_RETOUCH && yes < 0 && m.bypass == M_NONE)) {
+		/* The level above cannot keep X: L1 may. */
+		if (l1_keeps(lv)) {
+			if (incl_retouch_l1(c, lv, &l, &yes, err, len) < 0)
+				return -1;
+			if (yes >= 0) {
+				*value = yes ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+				return 0;
+			}
+		}
+		if (m.incl == M_NONE)
+			snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s", m.why);
+		else
 			snprintf(err, len, "not exclusive; %s did not keep a line touched every %llu misses there (FIFO or random replacement?), and no line bypasses its set",
 				 lv->above->name, (unsigned long long)m.g);
-			return -1;
-		}
+		return -1;
 	}
 	if (m.incl != M_RETOUCH || yes < 0) {
 		if (incl_bypass(c, lv, &l, m.bypass == M_BYPASS_CODE, m.excl == M_BYPASS_CODE, &yes,
@@ -655,8 +764,10 @@ static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t l
 		size_from_evsets(lv);
 		return 0;
 	}
-	/* The re-touch test keeps a line above: not in a random level. */
-	amp_run_module(c, &amp_module_replacement, &c->lv[lv->above - c->lv]);
+	/* The re-touch test keeps a line above: not in a random level (nor,
+	 * through L1, in L1 unless it is LRU). */
+	amp_run_module(c, &amp_module_replacement, lv->above);
+	amp_run_module(c, &amp_module_replacement, top_of(lv));
 	exclusion_ruled_out = 0;
 	amp_vote(c, lv, incl_vote, &lv->inclusion);
 	/* Inclusive or NINE, unknown which: the size is all its own. */

@@ -1291,7 +1291,8 @@ static void test_stride_traps(void)
  * strides and on eviction sets), inclusion with no re-touch test under a
  * random L1d (and the code bypass's check with fresh lines pushing the
  * line out of it), write allocation on a direct-mapped L2 of 8 colours,
- * and a NINE L3 under an all-FIFO hierarchy on eviction sets. */
+ * a NINE L3 under an all-FIFO hierarchy on eviction sets, and an L3's
+ * inclusion through L1 under a random L2 (hierarchy 76). */
 #define NINE_UNDER_RANDOM                                                                                   \
 	"L1d:size=1024,assoc=4,line=16,policy=random,write=noallocate;L1i:size=1024,assoc=4,line=16,policy=random;" \
 	"L2:size=81920,assoc=20,line=32,policy=lru,write=noallocate,inclusion=nine"
@@ -1329,6 +1330,12 @@ static void test_random_above(void)
 		  "L2:size=1310720,assoc=20,line=64,policy=fifo,write=allocate,inclusion=nine;"
 		  "L3:size=4194304,assoc=32,line=64,policy=fifo,write=allocate,inclusion=nine;DTLB:entries=16,assoc=1,page=8K",
 		  "L3", 84, 1, INCL, AMP_INCL_NINE },
+		{ "L1d:size=4096,assoc=2,line=16,policy=lru,write=noallocate;L1i:size=4096,assoc=2,line=16,policy=lru;"
+		  "L2:size=196608,assoc=6,line=32,policy=random,write=allocate,inclusion=nine;"
+		  "L3:size=1048576,assoc=8,line=64,policy=lru,write=noallocate,inclusion=nine", "L3", 77, 0, INCL, AMP_INCL_NINE },
+		{ "L1d:size=4096,assoc=2,line=16,policy=lru,write=noallocate;L1i:size=4096,assoc=2,line=16,policy=lru;"
+		  "L2:size=196608,assoc=6,line=32,policy=random,write=allocate,inclusion=nine;"
+		  "L3:size=1048576,assoc=8,line=64,policy=lru,write=noallocate,inclusion=inclusive", "L3", 1, 0, INCL, AMP_INCL_INCLUSIVE },
 	};
 	const int n = (int)(sizeof rows / sizeof rows[0]);
 	int exact = 0;
