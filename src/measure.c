@@ -267,6 +267,11 @@ uint64_t amp_evictor_visits(const struct amp_level *lv)
 #define RANDOM_LEAK 1e-3
 #define FRESH_EVICTORS_MAX 512
 
+int amp_replaces_at_random(const struct amp_level *lv)
+{
+	return amp_param_conclusive(&lv->replacement) && lv->replacement.value == AMP_POLICY_RANDOM;
+}
+
 uint64_t amp_evictors_fresh(const struct amp_level *lv)
 {
 	uint64_t e = 0;
@@ -274,7 +279,7 @@ uint64_t amp_evictors_fresh(const struct amp_level *lv)
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
 		uint64_t need;
 
-		if (!amp_param_conclusive(&a->replacement) || a->replacement.value != AMP_POLICY_RANDOM)
+		if (!amp_replaces_at_random(a))
 			continue;
 		need = a->thrash_ways > 1 ? (uint64_t)ceil(log(RANDOM_LEAK) / log(1 - 1.0 / a->thrash_ways)) : 1;
 		e = need > e ? need : e;

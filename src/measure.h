@@ -227,6 +227,8 @@ uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64
  * the level right above); 0 where none above is random, UINT64_MAX
  * where that would take more than a test can afford. */
 uint64_t amp_evictors_fresh(const struct amp_level *lv);
+/* Whether lv is known to replace at random (conclusively). */
+int amp_replaces_at_random(const struct amp_level *lv);
 /* Test accesses one group of evictor lines serves (their words within
  * the smallest line above). */
 uint64_t amp_evictor_visits(const struct amp_level *lv);

@@ -1842,23 +1842,18 @@ static int control_kept(struct amp_ctx *c, const struct amp_level *lv, const str
 			struct incl_test *y, int *kept, char *err, size_t len)
 {
 	struct incl_test walk, own;
-	struct evset fewer;
+	struct evset fewer = *e;
 	double with, without;
 
 	if (lv->above->above && e->nset - 2 > (uint64_t)lv->above->thrash_ways) {
-		fewer = *e;
 		fewer.nset--;
 		incl_chain(c, lv, &fewer, e->set[0], 0, 1, &own);
-		incl_chain(c, lv, &fewer, 0, 1, 0, &walk);
-		if (incl_count(c, lv, &fewer, &own, NULL, lv->above->ev, &with, err, len) < 0 ||
-		    incl_count(c, lv, &fewer, &walk, NULL, lv->above->ev, &without, err, len) < 0)
-			return -1;
-	} else {
-		incl_chain(c, lv, e, 0, 1, 0, &walk);
-		if (incl_count(c, lv, e, y, NULL, lv->above->ev, &with, err, len) < 0 ||
-		    incl_count(c, lv, e, &walk, NULL, lv->above->ev, &without, err, len) < 0)
-			return -1;
+		y = &own;
 	}
+	incl_chain(c, lv, &fewer, 0, 1, 0, &walk);
+	if (incl_count(c, lv, &fewer, y, NULL, lv->above->ev, &with, err, len) < 0 ||
+	    incl_count(c, lv, &fewer, &walk, NULL, lv->above->ev, &without, err, len) < 0)
+		return -1;
 	*kept = with - without < INCL_PASSES / 2.0;
 	return 0;
 }

@@ -154,7 +154,7 @@ static int retouch_shape(const struct amp_level *lv, struct methods *m, char *wh
 		return -1;
 	}
 	/* It may lose X to any miss: test and control then differ by chance. */
-	if (amp_param_conclusive(&up->replacement) && up->replacement.value == AMP_POLICY_RANDOM) {
+	if (amp_replaces_at_random(up)) {
 		snprintf(why, len, "%s above replaces at random: no line stays there for sure while others pass", up->name);
 		return -1;
 	}
@@ -225,6 +225,24 @@ static uint64_t base_of(const struct layout *l, uint64_t j)
 	return (l->first + j) % l->nbase * l->unit;
 }
 
+/* Phase f's offsets over every experiment into off (its data lines
+ * from slot on); returns how many. */
+static uint64_t phase_offsets(const struct layout *l, const struct phase *f, uint64_t slot, uint64_t *off)
+{
+	uint64_t k = 0;
+
+	for (uint64_t j = 0; j < l->s; j++) {
+		uint64_t b = base_of(l, j);
+
+		if (f->kind == PH_X)
+			off[k++] = b;
+		else
+			for (uint64_t m = 0; m < f->n; m++)
+				off[k++] = b + f->shift + (2 * (slot + m) + 1) * f->mult;
+	}
+	return k;
+}
+
 /* The same phases as one touched walk (data only): no chain, so X comes
  * back as often as the phases want, beyond the sequences a plan holds
  * (the re-touch through L1 touches X every one or two lines). */
@@ -240,15 +258,7 @@ static int build_walk(struct amp_plan *p, const struct layout *l, const struct p
 	if (!(off = malloc(n * sizeof *off)))
 		return -1;
 	for (int i = 0; i < nph && (last || i < nph - 1); i++) {
-		for (uint64_t j = 0; j < l->s; j++) {
-			uint64_t b = base_of(l, j);
-
-			if (ph[i].kind == PH_X)
-				off[k++] = b;
-			else
-				for (uint64_t m = 0; m < ph[i].n; m++)
-					off[k++] = b + ph[i].shift + (2 * (slot + m) + 1) * ph[i].mult;
-		}
+		k += phase_offsets(l, &ph[i], slot, off + k);
 		if (ph[i].kind == PH_DATA)
 			slot += ph[i].n;
 	}
@@ -292,15 +302,7 @@ static int build(struct amp_plan *p, const struct layout *l, const struct phase 
 		off = malloc(l->s * per * sizeof *off);
 		if (!off)
 			return -1;
-		for (uint64_t j = 0; j < l->s; j++) {
-			uint64_t b = base_of(l, j);
-
-			if (f->kind == PH_X)
-				off[k++] = b;
-			else
-				for (uint64_t m = 0; m < f->n; m++)
-					off[k++] = b + f->shift + (2 * (s0 + m) + 1) * f->mult;
-		}
+		k = phase_offsets(l, f, s0, off);
 		for (uint64_t m = 0; m < k; m++)
 			if (off[m] > top)
 				top = off[m];
@@ -467,26 +469,30 @@ static int incl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct lay
  * sets above, another set here).  *yes is -1 when the control shows X
  * was not kept (FIFO or random replacement above): then only a miss
  * more in the test says something. */
-static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct layout *l,
-			const struct methods *m, int *yes, char *err, size_t len)
+/* The re-touch test's phases: X, then r times g lines of X's set here
+ * and X again (ph holds 2 r + 1); with X kept (L1's misses through L1,
+ * the level above's otherwise) test against control, whose lines lie
+ * one way of the level above further (the same sets above, another
+ * here).  Cold: X once, every line once; a kept X adds nothing.  *yes
+ * 1, 0, or -1 where the control shows X was not kept. */
+static int retouch_verdict(struct amp_ctx *c, const struct amp_level *lv, const struct layout *l,
+			   struct phase *ph, uint64_t r, uint64_t g, int walk, enum amp_event ev, int *yes,
+			   char *err, size_t len)
 {
-	/* Cold: X once, every line once; a kept X adds nothing. */
-	double cold = experiments(l) * (1 + (double)(m->r * m->g));
-	struct phase ph[MAX_PHASES];
-	double test, control;
+	double cold = experiments(l) * (1 + (double)(r * g)), test, control;
 	int n = 0;
 
 	ph[n++] = (struct phase){ PH_X, 0, 0, 0 };
-	for (uint64_t k = 0; k < m->r; k++) {
-		ph[n++] = (struct phase){ PH_DATA, m->g, 0, w_of(lv) };
+	for (uint64_t k = 0; k < r; k++) {
+		ph[n++] = (struct phase){ PH_DATA, g, 0, w_of(lv) };
 		ph[n++] = ph[0];
 	}
-	if (measure(c, l, ph, n, 1, 0, lv->above->ev, &test, err, len) < 0)
+	if (measure(c, l, ph, n, 1, walk, ev, &test, err, len) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
 		if (ph[i].kind == PH_DATA)
 			ph[i].shift = w_of(lv->above);
-	if (measure(c, l, ph, n, 1, 0, lv->above->ev, &control, err, len) < 0)
+	if (measure(c, l, ph, n, 1, walk, ev, &control, err, len) < 0)
 		return -1;
 	if ((test - control) / experiments(l) >= 0.5)
 		*yes = 1;
@@ -495,21 +501,21 @@ static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct la
 	return 0;
 }
 
-/* The first level on lv's side, which the re-touch through L1 needs. */
-static struct amp_level *top_of(struct amp_level *lv)
+static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct layout *l,
+			const struct methods *m, int *yes, char *err, size_t len)
 {
-	while (lv->above)
-		lv = lv->above;
-	return lv;
+	struct phase ph[MAX_PHASES];
+
+	return retouch_verdict(c, lv, l, ph, m->r, m->g, 0, lv->above->ev, yes, err, len);
 }
 
 /* Whether L1 can keep X for a level below L2 whose level above cannot
  * (FIFO or random there): L1 LRU (or two-way tree PLRU) with two ways
  * or more, and no level between inclusive (it would take X from L1 when
  * it drops it itself). */
-static int l1_keeps(struct amp_level *lv)
+static int l1_keeps(const struct amp_level *lv)
 {
-	const struct amp_level *top = top_of(lv);
+	const struct amp_level *top = amp_level_top(lv);
 
 	if (!lv->above || !lv->above->above || top->thrash_ways < 2 || !amp_param_conclusive(&top->replacement) ||
 	    !(top->replacement.value == AMP_POLICY_LRU ||
@@ -529,35 +535,18 @@ static int l1_keeps(struct amp_level *lv)
 static int incl_retouch_l1(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int *yes,
 			   char *err, size_t len)
 {
-	const struct amp_level *top = top_of(lv);
+	const struct amp_level *top = amp_level_top(lv);
 	uint64_t g = (uint64_t)top->thrash_ways - 1, r = (2 * (uint64_t)lv->thrash_ways + g - 1) / g;
-	double cold = experiments(l) * (1 + (double)(r * g)), test, control;
 	struct phase *ph = malloc((2 * r + 1) * sizeof *ph);
-	int n = 0, rc;
+	int rc;
 
 	if (!ph) {
 		snprintf(err, len, "out of memory for an inclusion plan");
 		return -1;
 	}
-	ph[n++] = (struct phase){ PH_X, 0, 0, 0 };
-	for (uint64_t k = 0; k < r; k++) {
-		ph[n++] = (struct phase){ PH_DATA, g, 0, w_of(lv) };
-		ph[n++] = ph[0];
-	}
-	rc = measure(c, l, ph, n, 1, 1, top->ev, &test, err, len);
-	for (int i = 0; i < n; i++)
-		if (ph[i].kind == PH_DATA)
-			ph[i].shift = w_of(lv->above);
-	if (rc == 0)
-		rc = measure(c, l, ph, n, 1, 1, top->ev, &control, err, len);
+	rc = retouch_verdict(c, lv, l, ph, r, g, 1, top->ev, yes, err, len);
 	free(ph);
-	if (rc < 0)
-		return -1;
-	if ((test - control) / experiments(l) >= 0.5)
-		*yes = 1;
-	else
-		*yes = (control - cold) / experiments(l) < 0.25 ? 0 : -1;
-	return 0;
+	return rc;
 }
 
 /* Votes of this level so far whose exclusion test said no. */
@@ -767,7 +756,7 @@ static int incl_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t l
 	/* The re-touch test keeps a line above: not in a random level (nor,
 	 * through L1, in L1 unless it is LRU). */
 	amp_run_module(c, &amp_module_replacement, lv->above);
-	amp_run_module(c, &amp_module_replacement, top_of(lv));
+	amp_run_module(c, &amp_module_replacement, &c->lv[amp_level_top(lv) - c->lv]);
 	exclusion_ruled_out = 0;
 	amp_vote(c, lv, incl_vote, &lv->inclusion);
 	/* Inclusive or NINE, unknown which: the size is all its own. */

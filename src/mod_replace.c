@@ -970,11 +970,6 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	return 0;
 }
 
-static int is_random(const struct amp_level *lv)
-{
-	return amp_param_conclusive(&lv->replacement) && lv->replacement.value == AMP_POLICY_RANDOM;
-}
-
 /* A random level above a found set: fresh lines must share its set (a
  * multiple of its way apart) yet not this level's tested one (another
  * page offset, this level's line or more apart).  0, or -1 with the
@@ -985,7 +980,7 @@ static int fresh_design(const struct amp_ctx *c, struct amp_level *lv, struct de
 	uint64_t step = d->line, accesses, pages;
 
 	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (is_random(a) && (uint64_t)a->way.value > step)
+		if (amp_replaces_at_random(a) && (uint64_t)a->way.value > step)
 			step = (uint64_t)a->way.value;
 	if (d->fresh == UINT64_MAX || 2 * step > c->page) {
 		amp_param_unknown(&lv->replacement,
@@ -1020,7 +1015,7 @@ static int found_set_design(const struct amp_ctx *c, struct amp_level *lv, struc
 		return -1;
 	d->found_set = 1;
 	for (const struct amp_level *a = up; a; a = a->above)
-		if (!is_random(a))
+		if (!amp_replaces_at_random(a))
 			d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
 	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
 	d->unit = d->line;
