@@ -116,9 +116,10 @@ struct evset {
 	int above_adds;        /* every page joined, yet other pages fit */
 	/* Timing: eviction tests of a target on one arena's frames (the
 	 * target is set[0]); a reload slower than after the base walk by
-	 * more than `evicted` was evicted. */
+	 * more than half of `gap` (this level's hit to the next level's)
+	 * was evicted. */
 	struct amp_arena arena;
-	double evicted;
+	double gap;
 	uint64_t nbase;            /* the first nbase pool lines: the paired base walk */
 	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
 	uint64_t nl1;
@@ -402,17 +403,15 @@ static void evset_free(struct evset *e)
  * nbase pool lines, which leave the target in place): whether the
  * reload of `target` after walks of s[0..n-1] and the warm-up line in
  * the target's page, the other half (another L1 set), is slower than
- * after the base walk by more than e->evicted; *ticks: by how much. */
+ * after the base walk by more than half of e->gap; *ticks: by how much. */
 static int evicts_after(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
 			uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
-	double base, t;
+	double t;
 
-	if (amp_timing_reload_pair(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, e->nbase, s,
-				   n, AMP_RELOAD_PASSES, reps, &base, &t, err, len) < 0)
+	if (amp_timing_evicted(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, e->nbase, s, n,
+			       AMP_RELOAD_PASSES, reps, e->gap, &t, yes, err, len) < 0)
 		return -1;
-	t -= base;
-	*yes = t > e->evicted;
 	if (ticks)
 		*ticks = t;
 	return 0;
@@ -680,7 +679,7 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * marks a miss (the whole pool may push the target further down: a
 	 * reload from there is a miss here all the same). */
 	e->nbase = few;
-	e->evicted = gap / 2;
+	e->gap = gap;
 	if (evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
 		free(s);
 		return -1;

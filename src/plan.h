@@ -134,6 +134,10 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
  * they chase.  0, or -1 with err. */
 int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
 		 unsigned reps, double *ticks_a, double *ticks_b, char *err, size_t len);
+/* The same, each run's ticks in each_a[0..reps-1] and each_b[0..reps-1]
+ * (any number of reps). */
+int amp_run_pair_each(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
+		      unsigned reps, double *each_a, double *each_b, char *err, size_t len);
 
 /* Counter-API overhead: counts and ticks of an empty measured bracket,
  * minimum over reps; subtract it from small measurements (AMP 2.2). */

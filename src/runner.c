@@ -597,17 +597,28 @@ int amp_run(const struct amp_plan *plan, const struct amp_host *host, struct amp
 int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
 		 unsigned reps, double *ticks_a, double *ticks_b, char *err, size_t len)
 {
-	struct real_plan ra, rb;
 	double each_a[AMP_RUN_MIDMEAN_REPS], each_b[AMP_RUN_MIDMEAN_REPS];
+
+	if (reps == 0)
+		reps = 1;
+	if (reps > AMP_RUN_MIDMEAN_REPS)
+		reps = AMP_RUN_MIDMEAN_REPS;
+	if (amp_run_pair_each(a, b, host, reps, each_a, each_b, err, len) < 0)
+		return -1;
+	*ticks_a = midmean_of(each_a, reps);
+	*ticks_b = midmean_of(each_b, reps);
+	return 0;
+}
+
+int amp_run_pair_each(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
+		      unsigned reps, double *each_a, double *each_b, char *err, size_t len)
+{
+	struct real_plan ra, rb;
 	uint64_t ticks;
 	int rc = 0;
 
 	if (amp_plan_check(a, err, len) < 0 || amp_plan_check(b, err, len) < 0)
 		return -1;
-	if (reps == 0)
-		reps = 1;
-	if (reps > AMP_RUN_MIDMEAN_REPS)
-		reps = AMP_RUN_MIDMEAN_REPS;
 	if (!host->sim && real_prepare(a, &ra, err, len) < 0)
 		return -1;
 	if (!host->sim && real_prepare(b, &rb, err, len) < 0) {
@@ -620,10 +631,6 @@ int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struc
 		if (rc == 0)
 			rc = run_once(b, host, &rb, NULL, 1, &ticks, err, len);
 		each_b[r] = (double)ticks;
-	}
-	if (rc == 0) {
-		*ticks_a = midmean_of(each_a, reps);
-		*ticks_b = midmean_of(each_b, reps);
 	}
 	if (!host->sim) {
 		real_free(&ra);

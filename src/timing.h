@@ -126,16 +126,19 @@ int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t reg
 		      uint64_t warm, const uint64_t *off, uint64_t n, unsigned passes, unsigned reps,
 		      double *ticks, char *err, size_t len);
 
-/* The same test after walks of base[0..nbase-1] (which leave the target
- * in place) and after walks of off[0..n-1], run by turns in one loop
- * (amp_run_pair): *ticks - *base_ticks is what the walk costs the
- * reload, free of what shifts whole runs (on this project's guests a
- * hit's mean moves by a step of the coarse timer from run to run, as far
- * as the gap to a miss).  0, or -1 with err. */
-int amp_timing_reload_pair(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
-			   uint64_t warm, const uint64_t *base, uint64_t nbase, const uint64_t *off, uint64_t n,
-			   unsigned passes, unsigned reps, double *base_ticks, double *ticks, char *err,
-			   size_t len);
+/* Whether the walk off[0..n-1] evicts the target: the same test after
+ * walks of base[0..nbase-1] (which leave the target in place) and after
+ * walks of off[0..n-1], run by turns in one loop (amp_run_pair_each), so
+ * what shifts whole runs shifts both.  *ticks: what the walk costs the
+ * reload, the difference of the means of each side's fastest three
+ * quarters of runs; it evicts where that passes half of `gap` (a hit's
+ * cost to a miss).  A difference near the middle runs reps more, up to
+ * AMP_EVICT_ROUNDS times.  0, or -1 with err. */
+#define AMP_EVICT_ROUNDS 4
+int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
+		       uint64_t warm, const uint64_t *base, uint64_t nbase, const uint64_t *off, uint64_t n,
+		       unsigned passes, unsigned reps, double gap, double *ticks, int *yes, char *err,
+		       size_t len);
 
 /* Core cycles per timer tick from a chain of dependent integer adds
  * (one cycle each: X-Ray 3.1); 0 when it cannot be measured. */

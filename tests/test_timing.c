@@ -617,6 +617,52 @@ static void test_replacement(void)
 	}
 }
 
+/* The eviction test on a known machine: L1d 8 KiB 2-way, L2 64 KiB
+ * 4-way (way 16 KiB), so lines 16 KiB apart share both levels' sets.
+ * A base walk of one such line leaves the target in L1; two push it to
+ * L2 (a small difference); five to memory (the whole gap).  A clear
+ * difference takes one round of runs, one near half the gap all
+ * AMP_EVICT_ROUNDS. */
+static void test_eviction_test(void)
+{
+	const uint64_t way = 16384, base[1] = { way }, walk[5] = { 2 * way, 3 * way, 4 * way, 5 * way, 6 * way };
+	const unsigned reps = 15, passes = 4;
+	struct mod_sim ms;
+	char err[256];
+	double l2_cost, t;
+	uint64_t before;
+	int yes = -1;
+
+	if (mod_sim_build(&ms, "L1d:size=8K,assoc=2;L1i:size=8K;L2:size=64K,assoc=4;MEM:latency=150", 0, 1, 0, err,
+			  sizeof err) < 0) {
+		tap_ok(0, "eviction test machine: %s", err);
+		return;
+	}
+	amp_ctx_init(&ms.ctx, &ms.host, &amp_backend_sim, 8, 8, 1);
+#define ROUND(n) (((n) + 1) * passes + 6) * reps
+	before = ms.ctx.accesses;
+	tap_eq(amp_timing_evicted(&ms.ctx, NULL, 8 * way, 0, 2048, base, 1, walk, 2, passes, reps, 100, &l2_cost, &yes,
+				  err, sizeof err),
+	       0, "eviction test: two lines of the target's set");
+	tap_ok(!yes && l2_cost > 0 && l2_cost < 30, "  push it to L2 only: spared, %.1f cycles more than the base", l2_cost);
+	tap_ok(ms.ctx.accesses - before == ROUND(2), "  one round of runs (%llu accesses)",
+	       (unsigned long long)(ms.ctx.accesses - before));
+	before = ms.ctx.accesses;
+	tap_eq(amp_timing_evicted(&ms.ctx, NULL, 8 * way, 0, 2048, base, 1, walk, 5, passes, reps, 100, &t, &yes, err,
+				  sizeof err),
+	       0, "eviction test: five lines of its set");
+	tap_ok(yes && t > 70, "  push it to memory: evicted, %.1f cycles more than the base", t);
+	tap_ok(ms.ctx.accesses - before == ROUND(5), "  one round of runs");
+	before = ms.ctx.accesses;
+	tap_eq(amp_timing_evicted(&ms.ctx, NULL, 8 * way, 0, 2048, base, 1, walk, 2, passes, reps, 2 * l2_cost, &t,
+				  &yes, err, sizeof err),
+	       0, "eviction test: a difference of half the gap");
+	tap_ok(ms.ctx.accesses - before == AMP_EVICT_ROUNDS * ROUND(2), "  runs %d rounds (%llu accesses)",
+	       AMP_EVICT_ROUNDS, (unsigned long long)(ms.ctx.accesses - before));
+#undef ROUND
+	mod_sim_free(&ms);
+}
+
 int main(void)
 {
 	test_clustering();
@@ -628,5 +674,6 @@ int main(void)
 	test_l3_classes();
 	test_inclusion();
 	test_replacement();
+	test_eviction_test();
 	return tap_done();
 }
