@@ -120,7 +120,9 @@ struct evset {
 	 * was evicted. */
 	struct amp_arena arena;
 	double gap;
-	uint64_t nbase;            /* the first nbase pool lines: the paired base walk */
+	uint64_t base[AMP_MAX_CONG]; /* the paired base walk */
+	uint64_t nbase;
+	uint64_t warm;             /* the warm-up line: the target xor this */
 	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
 	uint64_t nl1;
 	/* Counters: the pool lines the search walked (the set among them),
@@ -399,17 +401,17 @@ static void evset_free(struct evset *e)
 	memset(e, 0, sizeof *e);
 }
 
-/* One eviction test on e's arena, paired with the base walk (the first
- * nbase pool lines, which leave the target in place): whether the
+/* One eviction test on e's arena, paired with the base walk (lines of
+ * the target's L1 set that leave it in this level): whether the
  * reload of `target` after walks of s[0..n-1] and the warm-up line in
- * the target's page, the other half (another L1 set), is slower than
+ * the target's page (another L1 set: base_lines), is slower than
  * after the base walk by more than half of e->gap; *ticks: by how much. */
 static int evicts_after(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
 			uint64_t n, unsigned reps, double *ticks, int *yes, char *err, size_t len)
 {
 	double t;
 
-	if (amp_timing_evicted(c, &e->arena, e->region, target, target ^ (c->page / 2), e->pool, e->nbase, s, n,
+	if (amp_timing_evicted(c, &e->arena, e->region, target, target ^ e->warm, e->base, e->nbase, s, n,
 			       AMP_RELOAD_PASSES, reps, e->gap, &t, yes, err, len) < 0)
 		return -1;
 	if (ticks)
@@ -647,6 +649,30 @@ static int timed_pushers(struct amp_ctx *c, const struct amp_level *lv, struct e
 	return 0;
 }
 
+/* Timing: the base walk, n lines of the target's L1 set that push it
+ * out of L1 and leave it here.  Where L1's way is under a page (and at
+ * least 512 B, past any line), lines L1's way past the target's offset
+ * in the first pool pages: in its L1 set, in other sets here.  Else the
+ * first pool lines, at its offset: in a level of one or two ways one of
+ * them may share its set (a direct-mapped L2 under a 2-way L1d then
+ * lost the target to its own base walk, and no walk read as evicting).
+ * The warm-up line (the target's translation) is half of L1's way from
+ * it: half a page fell in its L1 set under a way of half a page, and a
+ * walk of one line evicted it from a 2-way L1d. */
+static void base_lines(const struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t n)
+{
+	uint64_t l1way = lv->above->way.known ? (uint64_t)lv->above->way.value : c->page;
+	int moved = l1way < c->page && l1way >= 512;
+
+	e->nbase = n < AMP_MAX_CONG ? n : AMP_MAX_CONG;
+	e->warm = (moved ? l1way : c->page) / 2;
+	for (uint64_t i = 0; i < e->nbase; i++) {
+		uint64_t off = e->pool[i] % c->page;
+
+		e->base[i] = moved ? e->pool[i] - off + (off + l1way) % c->page : e->pool[i];
+	}
+}
+
 /* Timing: the ways are the lines of a minimal set that evicts a target
  * line (ways lines of its set, whatever the replacement order). */
 static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
@@ -678,7 +704,7 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * Half the sweep's gap between this level's hit and the next level's
 	 * marks a miss (the whole pool may push the target further down: a
 	 * reload from there is a miss here all the same). */
-	e->nbase = few;
+	base_lines(c, lv, e, few);
 	e->gap = gap;
 	if (evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
 		free(s);
@@ -722,9 +748,9 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	e->nset = n + 1;
 	/* The baseline's walk less the set's lines: it did not evict the
 	 * target, so fewer of its lines cannot either. */
-	for (uint64_t i = 0; i < few && e->nl1 < AMP_MAX_CONG; i++)
-		if (!in_set(e, e->pool[i]))
-			e->l1[e->nl1++] = e->pool[i];
+	for (uint64_t i = 0; i < e->nbase && e->nl1 < AMP_MAX_CONG; i++)
+		if (!in_set(e, e->base[i]))
+			e->l1[e->nl1++] = e->base[i];
 	*value = (int64_t)n;
 	return 0;
 }

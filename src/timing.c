@@ -157,8 +157,12 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 {
 	struct amp_plan pb, p;
 	double *each = NULL, *sorted;
-	unsigned done = 0, most = reps * AMP_EVICT_ROUNDS;
+	unsigned done = 0, most;
 	int rc = -1;
+
+	if (reps == 0)
+		reps = 1;
+	most = reps * AMP_EVICT_ROUNDS;
 
 	if (reload_plan(&pb, a, region, &target, &warm, base, nbase, passes) < 0)
 		goto oom;

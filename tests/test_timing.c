@@ -383,6 +383,9 @@ static void test_pushers(void)
 		{ "L1d:size=32K,assoc=8;L1i:size=32K;L2:size=576K,assoc=9,inclusion=nine;MEM:latency=150", AMP_INCL_NINE },
 		{ "L1d:size=48K,assoc=12;L1i:size=32K;L2:size=1280K,assoc=10;MEM:latency=150", -1 },
 		{ "L1d:size=16K,assoc=4,line=32;L1i:size=16K;L2:size=128K,assoc=2,line=64;MEM:latency=150", -1 },
+		/* L1d's way half a page: the base walk and the warm-up line
+		 * stay out of the target's L2 set and L1 set (base_lines). */
+		{ "L1d:size=4K,assoc=2,line=32;L1i:size=16K;L2:size=64K,assoc=1,line=32;MEM:latency=150", -1 },
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
