@@ -156,45 +156,39 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 		       size_t len)
 {
 	struct amp_plan pb, p;
-	double *each = NULL, *sorted;
+	double *each;
 	unsigned done = 0, most;
-	int rc = -1;
+	int rc;
 
 	if (reps == 0)
 		reps = 1;
 	most = reps * AMP_EVICT_ROUNDS;
-
+	/* The base's runs, then the walk's; each side's runs so far sorted
+	 * in place (their order does not matter to fast_mean). */
+	if (!(each = malloc(2 * (size_t)most * sizeof *each)))
+		goto oom;
 	if (reload_plan(&pb, a, region, &target, &warm, base, nbase, passes) < 0)
 		goto oom;
 	if (reload_plan(&p, a, region, &target, &warm, off, n, passes) < 0) {
 		amp_plan_free(&pb);
 		goto oom;
 	}
-	/* The base's runs, the walk's, then both again to sort. */
-	if (!(each = malloc(4 * (size_t)most * sizeof *each))) {
-		snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
-		goto out;
-	}
-	sorted = each + 2 * (size_t)most;
-	while (done < most) {
-		if (amp_run_pair_each(&pb, &p, c->host, reps, each + done, each + most + done, err, len) < 0)
-			goto out;
+	do {
+		rc = amp_run_pair_each(&pb, &p, c->host, reps, each + done, each + most + done, err, len);
+		if (rc < 0)
+			break;
 		c->accesses += ((n + nbase) * passes + 6) * reps;
 		done += reps;
-		memcpy(sorted, each, done * sizeof *each);
-		memcpy(sorted + most, each + most, done * sizeof *each);
-		*ticks = fast_mean(sorted + most, done) - fast_mean(sorted, done);
-		if (*ticks < SPARES_BELOW * gap || *ticks > EVICTS_ABOVE * gap)
-			break;
-	}
-	*yes = *ticks > gap / 2;
-	rc = 0;
-out:
+		*ticks = fast_mean(each + most, done) - fast_mean(each, done);
+	} while (done < most && *ticks >= SPARES_BELOW * gap && *ticks <= EVICTS_ABOVE * gap);
+	if (rc == 0)
+		*yes = *ticks > gap / 2;
 	free(each);
 	amp_plan_free(&pb);
 	amp_plan_free(&p);
 	return rc;
 oom:
+	free(each);
 	snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
 	return -1;
 }
