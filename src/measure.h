@@ -107,11 +107,13 @@ struct amp_level {
 };
 
 /* A quiet gate's state (timing, real machine; amp_quiet_look in
- * timing.h): its reference's fastest time so far (0: none yet), and
- * when waiting for quiet ends (amp_now_ns(); 0: not started). */
+ * timing.h): its reference's fastest time so far (0: none yet), the
+ * time it may still spend waiting for quiet (ns), and when its last
+ * nap began (amp_now_ns(); 0: not waiting). */
 struct amp_quiet {
 	double fastest;
-	uint64_t deadline;
+	uint64_t wait_left;
+	uint64_t nap_since;
 };
 
 /* Build-time code for the instruction side (ctx insn_blocks): the jump

@@ -513,7 +513,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 	if (!c->host->sim) {
 		/* The first vote's baseline is every vote's reference. */
 		if (!g->ref)
-			*g = (struct gate){ n0, l.jumps, { 0, amp_now_ns() + QUIET_WAIT_NS } };
+			*g = (struct gate){ n0, l.jumps, { .wait_left = QUIET_WAIT_NS } };
 		l.gate = g;
 	}
 	/* No op cache found by the sweep: the search may still meet one. */

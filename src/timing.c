@@ -339,13 +339,21 @@ static uint64_t whole_pages(const struct amp_ctx *c, const uint64_t *off, uint64
 enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r)
 {
 	const struct timespec nap = { 0, 2000000 };
+	uint64_t now = amp_now_ns();
 
+	if (q->nap_since) {
+		uint64_t spent = now - q->nap_since;
+
+		q->wait_left = spent < q->wait_left ? q->wait_left - spent : 0;
+		q->nap_since = 0;
+	}
 	if (!(q->fastest > 0) || r < q->fastest)
 		q->fastest = r;
 	if (r <= (1 + AMP_QUIET) * q->fastest)
 		return AMP_QUIET_YES;
-	if (amp_now_ns() >= q->deadline)
+	if (!q->wait_left)
 		return AMP_QUIET_BUSY;
+	q->nap_since = now;
 	nanosleep(&nap, NULL); /* let the busy spell pass */
 	return AMP_QUIET_WAIT;
 }
@@ -381,8 +389,8 @@ static int code_walk_quiet(struct amp_ctx *c, const uint64_t *off, uint64_t n, u
 {
 	if (c->host->sim)
 		return walk_ticks(c, off, n, region, order, AMP_OP_IFETCH, t, err, len);
-	if (!c->code_quiet.deadline)
-		c->code_quiet.deadline = amp_now_ns() + CODE_QUIET_WAIT_NS;
+	if (!(c->code_quiet.fastest > 0))
+		c->code_quiet.wait_left = CODE_QUIET_WAIT_NS;
 	*t = INFINITY;
 	for (unsigned k = 0; k < CODE_LAYOUTS;) {
 		struct amp_rng again = *order;
@@ -667,7 +675,7 @@ static int quiet_sweep_point(struct amp_ctx *c, struct amp_quiet *q, uint64_t si
 
 int amp_sweep_run(struct amp_ctx *c, uint64_t max_size, struct amp_sweep *sw, char *err, size_t len)
 {
-	struct amp_quiet q = { 0, amp_now_ns() + SWEEP_QUIET_WAIT_NS };
+	struct amp_quiet q = { .wait_left = SWEEP_QUIET_WAIT_NS };
 
 	memset(sw, 0, sizeof *sw);
 	snprintf(sw->method, sizeof sw->method,

@@ -79,15 +79,19 @@ int amp_timing_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_
  * (a busy hyperthread beside ours, most likely) slows code, and to a
  * lesser degree loads, by half or more for seconds at a time.  A timing
  * counts when a reference timed just before it runs within AMP_QUIET of
- * the fastest reference so far; until the gate's deadline amp naps and
- * looks again, then takes times as they come.  The code walks here,
+ * the fastest reference so far; while the gate's waiting budget lasts amp
+ * naps and looks again, then takes times as they come.  A budget, not a
+ * deadline: busy spells there last up to half a second and come back all
+ * through a run, and a deadline counted from the start would be spent on
+ * measuring before the later spells came.  The code walks here,
  * mod_icache.c's searches and tlb_timing.c's sweeps each time their own
  * kind of reference. */
 #define AMP_QUIET 0.1
 enum amp_quiet_state { AMP_QUIET_WAIT, AMP_QUIET_YES, AMP_QUIET_BUSY };
 /* Takes reference time r: YES when within AMP_QUIET of the fastest, BUSY
- * when not and the deadline has passed, else WAIT after a 2 ms nap
- * (time the reference again). */
+ * when not and the budget is spent, else WAIT after a 2 ms nap (time the
+ * reference again).  The time from a nap to the next look is charged to
+ * q->wait_left. */
 enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r);
 
 /* Code walks (instruction side by timing): the share of a miss by which

@@ -91,7 +91,7 @@ struct tt {
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
 	struct amp_quiet quiet;     /* the gate (real machine; see wait_quiet) */
-	int busy, timings;          /* timings taken past the deadline still unquiet, of all */
+	int busy, timings;          /* timings taken unquiet once the wait was spent, of all */
 };
 
 /* Which line of its slot (lines long) slot j uses: the sum of j's digits
@@ -787,7 +787,7 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 	/* An exact simulated machine gives the same answer every time. */
 	if (host->sim && sim_exact(sim_get_spec(host->sim)))
 		t.reps = 1;
-	t.quiet.deadline = amp_now_ns() + QUIET_WAIT_NS;
+	t.quiet.wait_left = QUIET_WAIT_NS;
 	if (page_size(&t, out) < 0)
 		return -1;
 	if (!out->page) {

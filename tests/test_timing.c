@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "measure.h"
 #include "insn_timing.h"
 #include "mod_sim.h"
@@ -666,6 +667,30 @@ static void test_eviction_test(void)
 	mod_sim_free(&ms);
 }
 
+/* The quiet gate charges its waits, not the time measured between them,
+ * to its budget (the real machine's busy spells come back all through a
+ * run). */
+static void test_quiet_gate(void)
+{
+	const struct timespec work = { 0, 30000000 };
+	struct amp_quiet q = { .wait_left = 20000000 };
+	int waits = 0, state;
+
+	tap_eq(amp_quiet_look(&q, 1.0), AMP_QUIET_YES, "quiet gate: the first reference is quiet");
+	for (int i = 0; i < 3; i++) {
+		nanosleep(&work, NULL); /* 90 ms of measuring, quiet */
+		if (amp_quiet_look(&q, 1.05) != AMP_QUIET_YES)
+			break;
+	}
+	tap_ok(q.wait_left == 20000000, "  measuring while quiet spends none of the budget");
+	while ((state = amp_quiet_look(&q, 1.5)) == AMP_QUIET_WAIT)
+		waits++;
+	tap_ok(state == AMP_QUIET_BUSY && waits >= 2 && waits <= 10 && !q.wait_left,
+	       "  a busy reference waits (%d naps of 2 ms) until the 20 ms budget is spent, then reads busy", waits);
+	tap_eq(amp_quiet_look(&q, 0.9), AMP_QUIET_YES, "  a faster reference is quiet and the new fastest");
+	tap_eq(amp_quiet_look(&q, 1.0), AMP_QUIET_BUSY, "  11%% above it is busy, with no budget left");
+}
+
 int main(void)
 {
 	test_clustering();
@@ -678,5 +703,6 @@ int main(void)
 	test_inclusion();
 	test_replacement();
 	test_eviction_test();
+	test_quiet_gate();
 	return tap_done();
 }
