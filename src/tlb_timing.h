@@ -47,6 +47,16 @@ struct amp_tlb_timing {
 	int busy, timings;
 };
 
+/* X-Ray's rule on the first level's ways, after the fewest pages that
+ * miss it at strides[0..n-1] (2, 3, 4, 6, 8, ... pages): settled when the
+ * count at the last stride agrees with the one at half of it (within a
+ * sixteenth) and with the least so far, leaving out any count the
+ * double stride contradicts.  1 with *ways (entries where it agrees with
+ * them: fully associative; 0 with why when the ways do not divide
+ * them), or 0: not settled yet. */
+int amp_tlb_ways_settled(const uint64_t *strides, const uint64_t *fewest, int n, uint64_t entries,
+			 uint64_t *ways, char *why, size_t len);
+
 /* Measures the data TLBs of host (real when host->sim is NULL) with the
  * minimum of reps runs per point (one on an exact simulated machine) and
  * access orders from seed.  Results that cannot be decided are reported

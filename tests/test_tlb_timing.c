@@ -268,6 +268,50 @@ static void test_busy(void)
 	}
 }
 
+/* X-Ray's rule on counts of the fewest pages that miss, per stride (2,
+ * 3, 4, 6, ... pages): sequences a real Zen 4 guest's ITLB gave (64
+ * entries, fully associative), with a count one short and spurious low
+ * counts at some strides, and exact set-associative ones. */
+static void test_ways_rule(void)
+{
+	static const struct {
+		const char *what;
+		uint64_t entries, want;
+		int n;
+		uint64_t fewest[AMP_TLB_MAX_STRIDES];
+	} rows[] = {
+		{ "64 fully associative, one count one short", 64, 64, 3, { 65, 65, 64 } },
+		{ "64 fully associative, 17 at stride 2 (not the TLB's)", 64, 64, 4, { 17, 65, 65, 65 } },
+		{ "64 fully associative, 40 at 3 pages (not the TLB's)", 64, 64, 5, { 65, 40, 65, 65, 65 } },
+		{ "64 entries, 4 ways in 16 sets", 64, 4, 9, { 33, 65, 17, 33, 9, 17, 5, 9, 5 } },
+		{ "72 entries, 6 ways in 12 sets (counts agree at 4 and 8 pages above the least)", 72, 6, 8,
+		  { 37, 25, 19, 13, 19, 7, 19, 7 } },
+		{ "direct-mapped, 8 sets", 8, 1, 7, { 5, 9, 3, 5, 2, 3, 2 } },
+	};
+	const uint64_t strides[AMP_TLB_MAX_STRIDES] = { 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384 };
+	char why[200];
+
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		uint64_t ways = 0;
+		int at = 0;
+
+		/* Strides are added one by one, as first_level_ways does. */
+		for (int n = 1; n <= rows[r].n && !at; n++)
+			if (amp_tlb_ways_settled(strides, rows[r].fewest, n, rows[r].entries, &ways, why, sizeof why))
+				at = n;
+		tap_ok(at == rows[r].n && ways == rows[r].want, "ways rule: %s: %llu ways at stride %llu",
+		       rows[r].what, (unsigned long long)ways, (unsigned long long)(at ? strides[at - 1] : 0));
+	}
+	{
+		const uint64_t f[] = { 65, 65, 41, 65, 41 }; /* 40 does not divide 64 */
+		uint64_t ways = 1;
+		int done = amp_tlb_ways_settled(strides, f, 5, 64, &ways, why, sizeof why);
+
+		tap_ok(done && !ways && strstr(why, "does not divide"), "ways rule: ways that do not divide the entries: %s",
+		       why);
+	}
+}
+
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
@@ -276,5 +320,6 @@ int main(void)
 	test_no_tlb();
 	test_repeatable();
 	test_busy();
+	test_ways_rule();
 	return tap_done();
 }
