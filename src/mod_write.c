@@ -110,6 +110,18 @@ static int misses_after(struct amp_ctx *c, struct amp_level *lv, uint64_t bytes,
 	return rc;
 }
 
+/* Lines of one set here must share a set of every level above: 1 (with
+ * why) where a level above has a larger way (or an unknown one). */
+static int spread_refused(const struct amp_level *lv, char *why, size_t len)
+{
+	const struct amp_level *a = amp_spread_above(lv);
+
+	if (a)
+		snprintf(why, len, "the lines of a set of it fall in many sets of %s above it (its way is larger)",
+			 a->name);
+	return a != NULL;
+}
+
 /* Counters, a level whose sets came from eviction sets (mod_evset.c
  * kept lines of one set, and pushers where a level above has as many
  * ways) and too small beside the levels above for the region: its ways
@@ -130,16 +142,61 @@ static int set_lines_usable(const struct amp_ctx *c, const struct amp_level *lv,
 		snprintf(why, len, "no set of it kept from its eviction sets");
 		return 0;
 	}
-	if (amp_spread_above(lv)) {
-		snprintf(why, len, "the lines of a set of it fall in many sets of %s above it (its way is larger)",
-			 amp_spread_above(lv)->name);
+	if (spread_refused(lv, why, len))
 		return 0;
-	}
 	for (const struct amp_level *a = lv->above; a && !lv->nset_pushers; a = a->above)
 		if (a->thrash_ways >= lv->thrash_ways) {
 			snprintf(why, len, "%s above has as many ways and no pushers were found", a->name);
 			return 0;
 		}
+	return 1;
+}
+
+/* Counters, sets predicted by strides (contiguous frames): the same test
+ * on lines a way apart, which share a set here and in every level above
+ * whose way is no larger.  Pushers, where a level above has as many
+ * ways: lines a way of the widest such level apart that are not a way
+ * apart here (its set, another set here).  Lines of the set over four
+ * times the level are flushed first (stale lines of the set there would
+ * evict stored ones under random replacement).  *set: lv with those
+ * lines; 1, or 0 with why. */
+static _Thread_local struct amp_level stride_lv; /* too big for the stack */
+
+static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struct amp_level *set, char *why,
+		      size_t len)
+{
+	uint64_t way = (uint64_t)lv->way.value, push_way = 0, w = (uint64_t)lv->thrash_ways, want = 0;
+
+	if (c->method != AMP_METHOD_COUNTERS || lv->sets_by_experiment || amp_strides_mislead(c, lv)) {
+		snprintf(why, len, "no set of it kept from its eviction sets");
+		return 0;
+	}
+	if (!amp_param_conclusive(&lv->way) || lv->thrash_ways < 1 || !lv->above || !lv->above->measurable) {
+		snprintf(why, len, "one of its sets by strides needs its ways and way size");
+		return 0;
+	}
+	if (spread_refused(lv, why, len))
+		return 0;
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->thrash_ways >= lv->thrash_ways) {
+			push_way = (uint64_t)a->way.value > push_way ? (uint64_t)a->way.value : push_way;
+			want = (uint64_t)a->thrash_ways + 2 > want ? (uint64_t)a->thrash_ways + 2 : want;
+		}
+	*set = *lv;
+	set->nset_lines = 0;
+	for (uint64_t i = 0; i < 4 * w && i < AMP_SET_LINES_MAX; i++)
+		set->set_lines[set->nset_lines++] = i * way;
+	set->nset_pushers = 0;
+	/* None where the widest way above is this level's own. */
+	for (uint64_t j = 1; push_way && j <= 2 * want * (way / push_way + 1) &&
+			     (uint64_t)set->nset_pushers < want && set->nset_pushers < AMP_MAX_CONG; j++)
+		if ((j * push_way) % way)
+			set->set_pushers[set->nset_pushers++] = j * push_way;
+	if ((uint64_t)set->nset_pushers < want) {
+		snprintf(why, len, "%llu pushers wanted, %d found", (unsigned long long)want, set->nset_pushers);
+		return 0;
+	}
+	memset(&set->set_arena, 0, sizeof set->set_arena);
 	return 1;
 }
 
@@ -152,6 +209,8 @@ static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *valu
 
 	if (amp_set_pushed_plan(&p, "write, one set", lv, AMP_OP_STORE, err, len) < 0)
 		return -1;
+	if (!p.arena)
+		p.huge = 1; /* strides predict the sets (stride_set) */
 	rc = amp_count_mean(c, &p, lv->ev, &here, err, len);
 	if (rc == 0)
 		rc = amp_count_mean(c, &p, lv->above->ev, &reached, err, len);
@@ -182,6 +241,8 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	if (write_region(c, lv, &bytes, why, sizeof why) < 0) {
 		if (set_lines_usable(c, lv, why, sizeof why))
 			return set_write_vote(c, lv, value, err, len);
+		if (!lv->sets_by_experiment && stride_set(c, lv, &stride_lv, why, sizeof why))
+			return set_write_vote(c, &stride_lv, value, err, len);
 		snprintf(err, len, "%s", why);
 		return -1;
 	}
@@ -212,6 +273,8 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 		size_t used = strlen(why);
 
 		if (set_lines_usable(c, lv, other, sizeof other))
+			return 1;
+		if (!lv->sets_by_experiment && stride_set(c, lv, &stride_lv, other, sizeof other))
 			return 1;
 		if (amp_param_conclusive(&lv->size)) /* the region was refused, not its size unknown */
 			snprintf(why + used, len > used ? len - used : 0, "; on one set: %s", other);

@@ -38,13 +38,16 @@ static const struct wcase cases[] = {
 	  "L2:size=512K,line=64,assoc=8,policy=plru", 0, 1, SKIP, NULL },
 	{ "L1d:size=16K,line=64,assoc=8,policy=fifo;L1i:size=16K,line=64,assoc=8;"
 	  "L2:size=512K,line=64,assoc=8,policy=fifo,inclusion=inclusive,write=noallocate", 1, 0, SKIP, NULL },
-	/* L2 only twice L1: below a write-allocate L1 the lines cannot be
-	 * pushed out of L1 and still fit L2; below a no-write-allocate L1
-	 * the stores never filled it, so any region that fits will do.
-	 * (16 ways: an 8-way L2 there has one place for L1's evictors,
-	 * which overflow it, and its geometry stays unknown.) */
-	{ "L1d:size=32K,line=64,assoc=8;L1i:size=32K;L2:size=64K,line=64,assoc=16", 1, -1, SKIP,
-	  "less than 2 times" },
+	/* L2 only twice L1: below a write-allocate L1 no region of lines
+	 * pushed out of L1 still fits L2, so one set by strides is tested
+	 * (its 16 ways of lines 4 KiB apart overflow L1's 8-way set);
+	 * below a no-write-allocate L1 the stores never filled it, so any
+	 * region that fits will do.  (16 ways: an 8-way L2 there has one
+	 * place for L1's evictors, which overflow it, and its geometry
+	 * stays unknown.) */
+	{ "L1d:size=32K,line=64,assoc=8;L1i:size=32K;L2:size=64K,line=64,assoc=16", 1, 1, SKIP, NULL },
+	{ "L1d:size=32K,line=64,assoc=8;L1i:size=32K;L2:size=64K,line=64,assoc=16,write=noallocate", 1, 0, SKIP,
+	  NULL },
 	{ "L1d:size=32K,line=64,assoc=8,write=noallocate;L1i:size=32K;L2:size=64K,line=64,assoc=16",
 	  0, 1, SKIP, NULL },
 	{ "L1d:size=32K,line=64,assoc=8,write=noallocate;L1i:size=32K;"

@@ -1561,6 +1561,34 @@ static void test_set_write(void)
 	}
 	tap_ok(exact == runs, "scattered frames, noise 0.01, L2 under half twice what L1d holds: write allocation and split/unified on one set, exact in %d of %d runs",
 	       exact, runs);
+	/* Contiguous frames, sets by strides (mod_write.c stride_set): the
+	 * policy matrix's h98 (a 5-way L2 under a 6-way L1d: pushers) and
+	 * h38 (a 24-way L3 under a 12-way write-allocate L2: none), lru,
+	 * fifo and random, noise 0.01. */
+	static const char *const strided[] = {
+		"L1d:size=98304,assoc=6,line=128,policy=lru,write=allocate;L1i:size=98304,assoc=6,line=128,policy=lru;"
+		"L2:size=327680,assoc=5,line=256,inclusion=nine,policy=",
+		"L1d:size=4096,assoc=4,line=16,policy=plru,write=noallocate;L1i:size=4096,assoc=4,line=16,policy=plru;"
+		"L2:size=786432,assoc=12,line=16,policy=lru,write=allocate,inclusion=nine;"
+		"L3:size=3145728,assoc=24,line=32,inclusion=nine,policy=",
+	};
+	static const char *const pol[] = { "lru", "fifo", "random" };
+
+	exact = runs = 0;
+	for (int k = 0; k < 12; k++) {
+		char spec[512];
+		const char *name = k / 6 ? "L3" : "L2";
+		const struct amp_level *lv;
+		int alloc = k % 2;
+
+		snprintf(spec, sizeof spec, "%s%s,write=%s", strided[k / 6], pol[k / 2 % 3], alloc ? "allocate" : "noallocate");
+		runs++;
+		if (!(lv = run_through(spec, name, 0.01, 8, 0)))
+			continue;
+		exact += judged(amp_param_conclusive(&lv->write_allocate) && lv->write_allocate.value == alloc, spec, lv);
+	}
+	tap_ok(exact == runs, "contiguous frames, noise 0.01, a level under half twice what those above hold: write allocation on one set by strides, exact in %d of %d runs",
+	       exact, runs);
 	const struct amp_level *lv = run_through("L1d:size=8K,assoc=8,line=128,write=noallocate;L1i:size=8K,assoc=8,line=128;"
 						 "L2:size=1280K,assoc=10,line=256,policy=fifo,inclusion=inclusive;"
 						 "L3:size=12M,assoc=12,line=256,write=noallocate,inclusion=inclusive",
