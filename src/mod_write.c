@@ -137,7 +137,7 @@ static int spread_refused(const struct amp_level *lv, char *why, size_t len)
  * empty ways (random replacement would otherwise evict some of them). */
 static int set_lines_usable(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
-	if (c->method != AMP_METHOD_COUNTERS || !lv->sets_by_experiment || lv->thrash_ways < 1 ||
+	if (c->method != AMP_METHOD_COUNTERS || lv->thrash_ways < 1 ||
 	    lv->nset_lines < lv->thrash_ways || !lv->way.known || !lv->above->measurable) {
 		snprintf(why, len, "no set of it kept from its eviction sets");
 		return 0;
@@ -167,7 +167,7 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 {
 	uint64_t way = (uint64_t)lv->way.value, push_way = 0, w = (uint64_t)lv->thrash_ways, want = 0;
 
-	if (c->method != AMP_METHOD_COUNTERS || lv->sets_by_experiment || amp_strides_mislead(c, lv)) {
+	if (c->method != AMP_METHOD_COUNTERS || amp_strides_mislead(c, lv)) {
 		snprintf(why, len, "no set of it kept from its eviction sets");
 		return 0;
 	}
@@ -200,7 +200,17 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 	return 1;
 }
 
-static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *value, char *err, size_t len)
+/* The level whose set the one-set test uses: lv, with the lines of its
+ * eviction sets, or lv with lines by strides (stride_lv); NULL with why. */
+static const struct amp_level *one_set(const struct amp_ctx *c, const struct amp_level *lv, char *why,
+				       size_t len)
+{
+	if (lv->sets_by_experiment)
+		return set_lines_usable(c, lv, why, len) ? lv : NULL;
+	return stride_set(c, lv, &stride_lv, why, len) ? &stride_lv : NULL;
+}
+
+static int set_write_vote(struct amp_ctx *c, const struct amp_level *lv, int64_t *value, char *err, size_t len)
 {
 	uint64_t w = (uint64_t)lv->thrash_ways;
 	double here, reached;
@@ -209,7 +219,7 @@ static int set_write_vote(struct amp_ctx *c, struct amp_level *lv, int64_t *valu
 
 	if (amp_set_pushed_plan(&p, "write, one set", lv, AMP_OP_STORE, err, len) < 0)
 		return -1;
-	if (!p.arena)
+	if (!lv->sets_by_experiment)
 		p.huge = 1; /* strides predict the sets (stride_set) */
 	rc = amp_count_mean(c, &p, lv->ev, &here, err, len);
 	if (rc == 0)
@@ -239,10 +249,10 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	char why[AMP_REASON_LEN];
 
 	if (write_region(c, lv, &bytes, why, sizeof why) < 0) {
-		if (set_lines_usable(c, lv, why, sizeof why))
-			return set_write_vote(c, lv, value, err, len);
-		if (!lv->sets_by_experiment && stride_set(c, lv, &stride_lv, why, sizeof why))
-			return set_write_vote(c, &stride_lv, value, err, len);
+		const struct amp_level *set = one_set(c, lv, why, sizeof why);
+
+		if (set)
+			return set_write_vote(c, set, value, err, len);
 		snprintf(err, len, "%s", why);
 		return -1;
 	}
@@ -272,9 +282,7 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 		char other[AMP_REASON_LEN];
 		size_t used = strlen(why);
 
-		if (set_lines_usable(c, lv, other, sizeof other))
-			return 1;
-		if (!lv->sets_by_experiment && stride_set(c, lv, &stride_lv, other, sizeof other))
+		if (one_set(c, lv, other, sizeof other))
 			return 1;
 		if (amp_param_conclusive(&lv->size)) /* the region was refused, not its size unknown */
 			snprintf(why + used, len > used ? len - used : 0, "; on one set: %s", other);
