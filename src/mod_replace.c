@@ -57,6 +57,12 @@
 #define TOL 0.4              /* a deterministic answer: every plan within this of 0 or 1 */
 #define RANDOM_MIN 0.5       /* random: every plan at least this many unexplained misses per round */
 #define RANDOM_CLEAR 0.7     /* plan time: random's mean minus 3 sd of a plan's mean */
+#define FRESH_POOL_TURNS 4   /* pool lines per fresh line an access takes: a line's leak is then
+			      * the single one's to this power (at least the second: FRESH_POOL_LEAST) */
+#define FRESH_POOL_LEAST 2
+#define FRESH_POOL_MAX 2048
+#define FRESH_POOL_TRIES 4   /* candidate lines per pool line (a few colours share the set) */
+#define JOIN_MISSES 0.25     /* misses per walk: a line joined the tested set */
 
 /* ---- one set: lru, fifo (lists oldest first), tree plru, random ---- */
 
@@ -252,6 +258,12 @@ struct design {
 	 * fresh_region, fresh_step apart (in the random levels' set, never
 	 * in this level's tested one). */
 	uint64_t fresh_step, fresh_region;
+	/* A random L1 above of a way over half a page: the fresh lines lie
+	 * at the set lines' own page offset in other pages (a multiple of
+	 * that way apart: L1's set), each found out of this level's tested
+	 * set by its misses, and taken in turn (a line comes back only
+	 * after all the others, long gone from L1 by then). */
+	uint64_t pool[FRESH_POOL_MAX], npool;
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
 	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
@@ -550,8 +562,8 @@ static uint64_t found_access(const struct design *d, const struct amp_level *lv,
 {
 	memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
 	k += (uint64_t)d->push;
-	for (uint64_t i = 0; i < d->fresh; i++)
-		test[k++] = fresh_line(d, page, line % page, (*slot)++);
+	for (uint64_t i = 0; i < d->fresh; i++, (*slot)++)
+		test[k++] = d->npool ? d->pool[*slot % d->npool] : fresh_line(d, page, line % page, *slot);
 	test[k++] = line;
 	return k;
 }
@@ -590,6 +602,8 @@ static int build_found_plan(const struct amp_ctx *c, const struct design *d, con
 	region = amp_set_lines_region(lv, d->line, d->push);
 	if (d->fresh_region > region)
 		region = d->fresh_region;
+	for (uint64_t i = 0; i < d->npool; i++)
+		region = d->pool[i] + d->line > region ? d->pool[i] + d->line : region;
 	amp_plan_init(p, "replacement", region);
 	p->arena = amp_set_frames(lv);
 	fs = amp_plan_add_seq(p, last, (size_t)a);
@@ -970,11 +984,149 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	return 0;
 }
 
+static int contains_line(const uint64_t *a, uint64_t n, uint64_t x)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (a[i] == x)
+			return 1;
+	return 0;
+}
+
+/* The walk before (fresh_pool_design's), flushed before the next. */
+struct walked {
+	uint64_t *off, n;
+};
+
+/* Which of g[0..k-1] may join d->pool (up to `want`): walked with its
+ * ways of set lines and the pool so far, a group that misses here holds
+ * a line of the tested set, or overflows another set with the pool (k
+ * is no more than its ways, so the group alone overflows none); it is
+ * then halved where `halve`.  So the pool fits this level: its lines
+ * hit here, and what a plan counts is its test lines' misses.  The
+ * lines of the walk before are flushed first (under random replacement
+ * one of the set left behind would make the next walk miss). */
+static int sort_fresh(struct amp_ctx *c, struct amp_level *lv, struct design *d, struct walked *w,
+		      const uint64_t *g, uint64_t k, uint64_t want, int halve, char *err, size_t len)
+{
+	uint64_t a = (uint64_t)d->a, n = a + d->npool + k, region = 0, *walk;
+	double rate;
+	int rc;
+
+	if (!k || d->npool >= want)
+		return 0;
+	walk = malloc((n + w->n) * sizeof *walk);
+	if (!walk) {
+		snprintf(err, len, "%s: out of memory for a walk of %llu lines", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	memcpy(walk, lv->set_lines, a * sizeof *walk);
+	memcpy(walk + a, d->pool, d->npool * sizeof *walk);
+	memcpy(walk + a + d->npool, g, k * sizeof *g);
+	if (w->n)
+		memcpy(walk + n, w->off, w->n * sizeof *walk); /* the flush: this walk, then the one before */
+	for (uint64_t i = 0; i < n + w->n; i++)
+		region = walk[i] + d->line > region ? walk[i] + d->line : region;
+	rc = amp_offsets_rate_flushed(c, lv, walk, n, walk, n + w->n, region, amp_set_frames(lv), &rate, err, len);
+	free(w->off);
+	w->off = walk;
+	w->n = n;
+	if (rc < 0)
+		return -1;
+	if (rate * (double)n < JOIN_MISSES) {
+		for (uint64_t i = 0; i < k && d->npool < want; i++)
+			d->pool[d->npool++] = g[i];
+		return 0;
+	}
+	if (k == 1 || !halve)
+		return 0;
+	if (sort_fresh(c, lv, d, w, g, k / 2, want, halve, err, len) < 0)
+		return -1;
+	return sort_fresh(c, lv, d, w, g + k / 2, k - k / 2, want, halve, err, len);
+}
+
+/* A random L1 above a found set, of a way over half a page: no line of
+ * its set lies at another offset of a page.  The fresh lines then lie
+ * at the set lines' own offset in other pages, a multiple of its way
+ * apart (L1 is indexed by virtual address), and those that fit this
+ * level out of its tested set (sort_fresh: the frames' colours are
+ * unknown) are taken in turn, FRESH_POOL_TURNS times as many as an
+ * access takes where so many fit.
+ * 0, or -1 with the parameter unknown. */
+static int fresh_pool_design(struct amp_ctx *c, struct amp_level *lv, struct design *d, uint64_t step)
+{
+	const struct amp_arena *arena = amp_set_frames(lv);
+	uint64_t apart = step, off, want = FRESH_POOL_TURNS * d->fresh, limit, tried = 0, g[AMP_SET_LINES_MAX], k = 0;
+	uint64_t group = (uint64_t)d->a < AMP_SET_LINES_MAX ? (uint64_t)d->a : AMP_SET_LINES_MAX;
+	struct walked w = { NULL, 0 };
+	char err[AMP_REASON_LEN];
+	int rc = 0;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (amp_replaces_at_random(a) && 2 * (uint64_t)a->way.value > c->page && a->level != 1) {
+			amp_param_unknown(&lv->replacement,
+					  "a level above replaces at random, and its way is over half a page (lines of its set at other page offsets would be needed; %s is physically indexed): nothing makes every test access reach this level",
+					  a->name);
+			return -1;
+		}
+	while (apart % c->page)
+		apart += step; /* the same page offset: the same L1 set, whatever the frame */
+	off = lv->set_lines[0] % apart;
+	for (int i = 0; i < lv->nset_lines; i++)
+		if (lv->set_lines[i] % apart != off) {
+			amp_param_unknown(&lv->replacement,
+					  "a level above replaces at random, and its way is over half a page: its set lines lie in several of its sets, so no fresh line shares the set of each: nothing makes every test access reach this level");
+			return -1;
+		}
+	if (want > FRESH_POOL_MAX) {
+		amp_param_unknown(&lv->replacement,
+				  "a level above replaces at random, and its way is over half a page: the %llu fresh lines in turn that push a line out of it are more than %d: nothing makes every test access reach this level",
+				  (unsigned long long)want, FRESH_POOL_MAX);
+		return -1;
+	}
+	limit = arena ? arena->size / apart : UINT64_MAX;
+	d->npool = 0;
+	/* Until `want`, or FRESH_POOL_TRIES candidates per line wanted; with
+	 * the least kept, the first group that does not join whole ends it
+	 * (the level's other sets are filling up). */
+	for (uint64_t j = 0; j < limit && d->npool < want && tried < FRESH_POOL_TRIES * want; j++) {
+		uint64_t x = off + j * apart;
+
+		if (contains_line(lv->set_lines, (uint64_t)lv->nset_lines, x) ||
+		    contains_line(lv->set_pushers, (uint64_t)lv->nset_pushers, x))
+			continue;
+		g[k++] = x;
+		tried++;
+		if (k == group || d->npool + k >= want) {
+			uint64_t kept = d->npool, least = FRESH_POOL_LEAST * d->fresh;
+
+			if ((rc = sort_fresh(c, lv, d, &w, g, k, want, kept < least, err, sizeof err)) < 0) {
+				amp_param_unknown(&lv->replacement, "%s", err);
+				break;
+			}
+			if (kept >= least && d->npool < kept + k && d->npool < want)
+				break;
+			k = 0;
+		}
+	}
+	free(w.off);
+	if (rc < 0)
+		return -1;
+	if (d->npool < FRESH_POOL_LEAST * d->fresh) {
+		amp_param_unknown(&lv->replacement,
+				  "a level above replaces at random, and its way is over half a page: %llu of %llu lines at its set lines' page offset fit it out of its tested set (%llu wanted): nothing makes every test access reach this level",
+				  (unsigned long long)d->npool, (unsigned long long)tried,
+				  (unsigned long long)(FRESH_POOL_LEAST * d->fresh));
+		return -1;
+	}
+	return 0;
+}
+
 /* A random level above a found set: fresh lines must share its set (a
  * multiple of its way apart) yet not this level's tested one (another
- * page offset, this level's line or more apart).  0, or -1 with the
- * parameter unknown. */
-static int fresh_design(const struct amp_ctx *c, struct amp_level *lv, struct design *d)
+ * page offset, this level's line or more apart; or where its way is
+ * over half a page, fresh_pool_design).  0, or -1 with the parameter
+ * unknown. */
+static int fresh_design(struct amp_ctx *c, struct amp_level *lv, struct design *d, uint64_t *cost)
 {
 	const struct amp_arena *arena = amp_set_frames(lv);
 	uint64_t step = d->line, accesses, pages;
@@ -982,12 +1134,17 @@ static int fresh_design(const struct amp_ctx *c, struct amp_level *lv, struct de
 	for (const struct amp_level *a = lv->above; a; a = a->above)
 		if (amp_replaces_at_random(a) && (uint64_t)a->way.value > step)
 			step = (uint64_t)a->way.value;
-	if (d->fresh == UINT64_MAX || 2 * step > c->page) {
+	if (d->fresh == UINT64_MAX) {
 		amp_param_unknown(&lv->replacement,
-				  "a level above replaces at random, and %s: nothing makes every test access reach this level",
-				  d->fresh == UINT64_MAX ? "pushing a line out of it takes more lines than a test can afford"
-							 : "its way is over half a page (lines of its set at other page offsets would be needed)");
+				  "a level above replaces at random, and pushing a line out of it takes more lines than a test can afford: nothing makes every test access reach this level");
 		return -1;
+	}
+	if (2 * step > c->page) {
+		uint64_t before = c->accesses;
+		int rc = fresh_pool_design(c, lv, d, step);
+
+		*cost += c->accesses - before;
+		return rc;
 	}
 	d->fresh_step = step;
 	/* Each access's fresh lines once, in as many pages as they need. */
@@ -1006,12 +1163,12 @@ static int fresh_design(const struct amp_ctx *c, struct amp_level *lv, struct de
 /* Rounds on the level's set lines (found_set_usable): no evictors; the
  * lines between two accesses of one must outnumber the ways above (of
  * a random level above: fresh lines of its set before each access). */
-static int found_set_design(const struct amp_ctx *c, struct amp_level *lv, struct design *d)
+static int found_set_design(struct amp_ctx *c, struct amp_level *lv, struct design *d, uint64_t *cost)
 {
 	const struct amp_level *up = lv->above;
 
 	d->fresh = amp_evictors_fresh(lv);
-	if (d->fresh && fresh_design(c, lv, d) < 0)
+	if (d->fresh && fresh_design(c, lv, d, cost) < 0)
 		return -1;
 	d->found_set = 1;
 	for (const struct amp_level *a = up; a; a = a->above)
@@ -1055,7 +1212,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	if (d->a > 2 && amp_is_pow2((uint64_t)d->a))
 		d->pol[d->npol++] = AMP_POLICY_PLRU;
 	d->pol[d->npol++] = AMP_POLICY_FIFO;
-	if ((amp_strides_mislead(c, lv) ? found_set_design(c, lv, d) : choose_reach(c, lv, d, &cost)) < 0) {
+	if ((amp_strides_mislead(c, lv) ? found_set_design(c, lv, d, &cost) : choose_reach(c, lv, d, &cost)) < 0) {
 		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;
 		return 0;

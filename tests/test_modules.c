@@ -6,6 +6,7 @@
  * AMP_TEST_POLICY_ONLY run one matrix, AMP_TEST_FETCHED_ONLY the tests
  * of inclusion by fetched code and of write allocation on one set; AMP_TEST_VERBOSE says more. */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -738,13 +739,28 @@ static int keeps_touched(const struct gen_level *g)
 	return g->ways >= 2 && (strcmp(g->pol, "lru") == 0 || (g->ways == 2 && strcmp(g->pol, "plru") == 0));
 }
 
+/* A random L1 of a way over half a page above level k's eviction-set
+ * lines: the fresh lines that push each test line out of it lie at the
+ * set lines' page offset in other pages (mod_replace.c), and at least
+ * two per push (about log(1/1000) / log(1 - 1/ways) of them) must fit
+ * level k's other sets there, with room to spare for how the frames'
+ * colours fall. */
+static int fresh_pool_fits(const struct gen_level *want, int k, uint64_t page)
+{
+	double per_push = ceil(log(1e-3) / log(1 - 1.0 / (double)want[0].ways));
+	uint64_t colours = want[k].sets * want[k].line / page;
+
+	return want[0].ways > 1 && colours > 1 && (double)((colours - 1) * want[k].ways) >= 3 * per_push;
+}
+
 /* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
  * run on the eviction-set lines of level k (frames of `page` bytes):
  * for replacement no level above is exclusive, but for an L3 under an
  * exclusive pair (L2 over L1) that holds as many of its ways (the rounds
  * run through the pair's pushers) and is not exclusive itself; no random
  * level above has a way over half a page (the fresh lines that push a
- * line out of it lie at other offsets of a page); the ways above (other
+ * line out of it lie at other offsets of a page), but a random L1 whose
+ * fresh lines fit this level from other pages (fresh_pool_fits); the ways above (other
  * than random ones) leave the retouches a choice (fewer than its ways
  * less one, or less two where tree PLRU is a candidate), unless its sets
  * came with pushers (no more ways than the level right above); and an
@@ -756,6 +772,7 @@ static int keeps_touched(const struct gen_level *g)
  * between is exclusive. */
 static int evset_testable(const struct gen_level *want, int k, int q, uint64_t page)
 {
+
 	int through_pair = k == 2 && want[2].incl != AMP_INCL_EXCLUSIVE && want[2].ways <= want[1].ways + want[0].ways;
 	uint64_t above = 0, a = want[k].ways;
 
@@ -765,7 +782,7 @@ static int evset_testable(const struct gen_level *want, int k, int q, uint64_t p
 	if (q == 0) {
 		for (int j = 0; j < k; j++) {
 			if (strcmp(want[j].pol, "random") == 0) {
-				if (2 * want[j].sets * want[j].line > page)
+				if (2 * want[j].sets * want[j].line > page && (j > 0 || !fresh_pool_fits(want, k, page)))
 					return 0;
 			} else if (want[j].ways > above) {
 				above = want[j].ways;
@@ -1011,6 +1028,55 @@ static int judged(int ok, const char *spec, const struct amp_level *lv)
 		diag_level(1, spec, lv);
 	mod_sim_free(&ms);
 	return ok;
+}
+
+/* Scattered frames, noise 0.01, a random L1d of a way over half a page
+ * above the L2 (the policy matrix's h31, h69 and h93): no line of L1's
+ * set lies at another page offset, so the fresh lines come from other
+ * pages at the set's own offset, kept where they stay out of the tested
+ * set and fit L2 (mod_replace.c fresh_pool_design).  Every policy of
+ * the 4-way L2, the others' hardest, and a 2-colour L2 whose other
+ * colour holds too few of them: unknown, with the reason. */
+static void test_fresh_pool(void)
+{
+	static const struct {
+		const char *spec;
+		enum amp_policy_id want;
+	} rows[] = {
+#define RANDOM_4K "L1d:size=12288,assoc=3,line=32,policy=random,write=noallocate;L1i:size=12288,assoc=3,line=32,policy=random;"
+		{ RANDOM_4K "L2:size=262144,assoc=4,line=32,policy=lru,inclusion=nine", AMP_POLICY_LRU },
+		{ RANDOM_4K "L2:size=262144,assoc=4,line=32,policy=plru,inclusion=nine", AMP_POLICY_PLRU },
+		{ RANDOM_4K "L2:size=262144,assoc=4,line=32,policy=fifo,inclusion=nine", AMP_POLICY_FIFO },
+		{ RANDOM_4K "L2:size=262144,assoc=4,line=32,policy=random,inclusion=nine", AMP_POLICY_RANDOM },
+		{ "L1d:size=65536,assoc=4,line=128,policy=random;L1i:size=65536,assoc=4,line=128,policy=random;"
+		  "L2:size=1048576,assoc=8,line=128,policy=fifo,inclusion=nine", AMP_POLICY_FIFO },
+		{ "L1d:size=49152,assoc=6,line=64,policy=random;L1i:size=49152,assoc=6,line=64,policy=random;"
+		  "L2:size=1048576,assoc=16,line=128,policy=random,inclusion=nine", AMP_POLICY_RANDOM },
+		{ "L1d:size=49152,assoc=6,line=64,policy=random;L1i:size=49152,assoc=6,line=64,policy=random;"
+		  "L2:size=1048576,assoc=16,line=128,policy=plru,inclusion=nine", AMP_POLICY_PLRU },
+		{ RANDOM_4K "L2:size=32768,assoc=4,line=32,policy=lru,inclusion=nine", AMP_POLICY_UNKNOWN },
+#undef RANDOM_4K
+	};
+	const int n = (int)(sizeof rows / sizeof rows[0]);
+	int exact = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct amp_level *l2 = run_scattered_noisy(rows[i].spec, "L2");
+		const struct amp_param *r;
+		int ok;
+
+		if (!l2)
+			continue;
+		r = &l2->replacement;
+		ok = l2->sets_by_experiment &&
+		     (rows[i].want == AMP_POLICY_UNKNOWN
+			      ? !r->known && strstr(r->reason, "fit it out of its tested set") &&
+					strstr(r->reason, "nothing makes every test access reach this level")
+			      : amp_param_conclusive(r) && r->value == rows[i].want);
+		exact += judged(ok, rows[i].spec, l2);
+	}
+	tap_ok(exact == n, "scattered frames, noise 0.01, a random L1d of a way over half a page: L2's replacement through fresh lines from other pages, exact (or unknown with the reason where too few fit) in %d of %d runs",
+	       exact, n);
 }
 
 /* Scattered frames, noise 0.01, an L2 of fewer ways than L1d above it
@@ -1659,6 +1725,7 @@ int main(void)
 		return tap_done();
 	}
 	if (getenv("AMP_TEST_FETCHED_ONLY")) {
+		test_fresh_pool();
 		test_fetched_inclusion();
 		test_set_write();
 		return tap_done();
@@ -1673,6 +1740,7 @@ int main(void)
 		test_few_way_pushers();
 		test_stride_traps();
 		test_random_above();
+		test_fresh_pool();
 		test_evictors_one_place();
 		test_scattered_policies();
 		test_pushed_policies();
