@@ -59,7 +59,6 @@ extern const struct amp_module amp_module_replacement;
 #define MIN_SETS 8
 #define MAX_GROUPS (AMP_PLAN_MAX_SEQ - 1) /* line groups between touches of X */
 #define CODE_SPAN (1ULL << 26)    /* jumps must reach (aarch64: +-128 MiB) */
-#define MAX_PHASES (2 + 2 * MAX_GROUPS)
 
 enum method { M_NONE, M_EVICT, M_RETOUCH, M_BYPASS_DATA, M_BYPASS_CODE };
 
@@ -470,21 +469,24 @@ static int incl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct lay
  * was not kept (FIFO or random replacement above): then only a miss
  * more in the test says something. */
 /* The re-touch test's phases: X, then r times g lines of X's set here
- * and X again (ph holds 2 r + 1); with X kept (L1's misses through L1,
- * the level above's otherwise) test against control, whose lines lie
- * one way of the level above further (the same sets above, another
- * here).  Cold: X once, every line once; a kept X adds nothing.  *yes
- * 1, 0, or -1 where the control shows X was not kept. */
+ * (and pushers, where given) and X again (ph holds 2 r + 1, 3 r + 1
+ * with pushers); with X kept (L1's misses through L1, the level
+ * above's otherwise) test against control, whose lines lie one way of
+ * the level above further (the same sets above, another here).  Cold:
+ * X once, every line once; a kept X adds nothing.  *yes 1, 0, or -1
+ * where the control shows X was not kept. */
 static int retouch_verdict(struct amp_ctx *c, const struct amp_level *lv, const struct layout *l,
-			   struct phase *ph, uint64_t r, uint64_t g, int walk, enum amp_event ev, int *yes,
-			   char *err, size_t len)
+			   struct phase *ph, uint64_t r, uint64_t g, const struct phase *push, int walk,
+			   enum amp_event ev, int *yes, char *err, size_t len)
 {
-	double cold = experiments(l) * (1 + (double)(r * g)), test, control;
+	double cold = experiments(l) * (1 + (double)(r * (g + (push ? push->n : 0)))), test, control;
 	int n = 0;
 
 	ph[n++] = (struct phase){ PH_X, 0, 0, 0 };
 	for (uint64_t k = 0; k < r; k++) {
 		ph[n++] = (struct phase){ PH_DATA, g, 0, w_of(lv) };
+		if (push)
+			ph[n++] = *push;
 		ph[n++] = ph[0];
 	}
 	if (measure(c, l, ph, n, 1, walk, ev, &test, err, len) < 0)
@@ -501,12 +503,39 @@ static int retouch_verdict(struct amp_ctx *c, const struct amp_level *lv, const 
 	return 0;
 }
 
+/* Fresh lines that push X out of a random L1 above the level above
+ * before each touch, so that every touch reaches that level and keeps X
+ * there (under a random L1 X stayed in it through a group with some
+ * chance, and the level above, never touched, let it go): odd multiples
+ * of L1's way from X (its set there; another set in the level above,
+ * whose way is at least twice L1's, and here).  0 where none are
+ * needed or none can do. */
+static uint64_t l1_pushers(const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above, *top = amp_level_top(lv);
+	uint64_t e;
+
+	if (up == top || !amp_replaces_at_random(top) || !level_known(top) || w_of(up) % (2 * w_of(top)))
+		return 0;
+	e = amp_evictors_fresh(up);
+	return e == UINT64_MAX ? 0 : e;
+}
+
 static int incl_retouch(struct amp_ctx *c, struct amp_level *lv, const struct layout *l,
 			const struct methods *m, int *yes, char *err, size_t len)
 {
-	struct phase ph[MAX_PHASES];
+	uint64_t e = l1_pushers(lv);
+	struct phase push = { PH_DATA, e, 0, e ? w_of(amp_level_top(lv)) : 0 }, *ph;
+	int rc;
 
-	return retouch_verdict(c, lv, l, ph, m->r, m->g, 0, lv->above->ev, yes, err, len);
+	/* With pushers, one walk: more groups than a plan has sequences. */
+	if (!(ph = malloc((3 * m->r + 1) * sizeof *ph))) {
+		snprintf(err, len, "out of memory for an inclusion plan");
+		return -1;
+	}
+	rc = retouch_verdict(c, lv, l, ph, m->r, m->g, e ? &push : NULL, e != 0, lv->above->ev, yes, err, len);
+	free(ph);
+	return rc;
 }
 
 /* Whether L1 can keep X for a level below L2 whose level above cannot
@@ -544,7 +573,7 @@ static int incl_retouch_l1(struct amp_ctx *c, struct amp_level *lv, const struct
 		snprintf(err, len, "out of memory for an inclusion plan");
 		return -1;
 	}
-	rc = retouch_verdict(c, lv, l, ph, r, g, 1, top->ev, yes, err, len);
+	rc = retouch_verdict(c, lv, l, ph, r, g, NULL, 1, top->ev, yes, err, len);
 	free(ph);
 	return rc;
 }

@@ -194,6 +194,20 @@ static void test_policies(double noise)
 	      { "L2", EXCL, 16, 512 * K, 576 * K });
 	CHECK("athlonmp FIFO", "athlonmp;L1d:policy=fifo;L2:policy=fifo", noise,
 	      { "L2", EXCL, 16, 512 * K, 576 * K });
+	/* A random L1d over an LRU or PLRU L2: pushers take X out of L1d
+	 * before each touch, so every touch reaches L2 and keeps it there
+	 * (the policy matrix's h62: unknown before). */
+#define RANDOM_L1 "L1d:size=6K,assoc=3,line=16,policy=random;L1i:size=6K,assoc=3,line=16,policy=random;"
+	CHECK("random L1d, LRU L2, NINE L3",
+	      RANDOM_L1 "L2:size=24K,assoc=6,line=32;L3:size=3M,assoc=12,line=64", noise,
+	      { "L3", NINE, 12, 3 * M, 3 * M });
+	CHECK("random L1d, LRU L2, inclusive L3",
+	      RANDOM_L1 "L2:size=24K,assoc=6,line=32;L3:size=3M,assoc=12,line=64,inclusion=inclusive", noise,
+	      { "L3", INCL, 12, 3 * M, 3 * M });
+	CHECK("random L1d, PLRU L2, inclusive L3",
+	      RANDOM_L1 "L2:size=64K,assoc=8,policy=plru;L3:size=4M,assoc=16,inclusion=inclusive", noise,
+	      { "L3", INCL, 16, 4 * M, 4 * M });
+#undef RANDOM_L1
 }
 
 /* What it cannot tell says so. */
