@@ -865,6 +865,137 @@ static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 	return 1;
 }
 
+/* ---- an exclusive level whose sets came with pushers ----
+ *
+ * No more ways than L1 above it: a line comes here only as L1's victim
+ * (the pushers push it out) and leaves when hit (it moves up).  Nothing
+ * here is used in place, so lru, fifo and tree plru all evict the line
+ * that came down first; random replacement any.  Round r on group
+ * r mod groups of its set lines (a + 1 of them): each line after the
+ * pushers (so the one before goes down here, the newest victim), then
+ * the probe.  The probe of the first line down misses in every round
+ * in order, with chance 1 - (1 - 1/a)^a at random; of the second never
+ * in order, 1 - (1 - 1/a)^(a - 1) at random; the base's probe, the
+ * last line, never.  The probe goes down at the next round's start,
+ * before its first line: the oldest there, whatever the policy. */
+struct victim_rounds {
+	int a, push;
+	uint64_t groups, rounds;
+	double at_random[2]; /* probe misses per round at random: first, second */
+	double last[2];      /* the last vote's */
+};
+static _Thread_local struct victim_rounds victim_rounds;
+
+static int victim_rounds_usable(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+
+	return lv->method == AMP_METHOD_COUNTERS && amp_strides_mislead(c, lv) && up && !amp_evictors_fresh(lv) &&
+	       amp_param_conclusive(&lv->assoc) && lv->assoc.value >= 2 && lv->nset_pushers >= up->thrash_ways &&
+	       (uint64_t)lv->nset_lines >= 2 * ((uint64_t)lv->assoc.value + 1);
+}
+
+static int build_victim_plan(const struct amp_level *lv, int probe, unsigned v, struct amp_plan *p, char *err,
+			     size_t len)
+{
+	const struct victim_rounds *d = &victim_rounds;
+	uint64_t a = (uint64_t)d->a, n = d->rounds * (a + 2) * (1 + (uint64_t)d->push), k = 0;
+	uint64_t *test = malloc(n * sizeof *test);
+	int ts;
+
+	if (!test) {
+		snprintf(err, len, "%s: out of memory for a plan of %llu accesses", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	for (uint64_t r = 0; r < d->rounds; r++) {
+		const uint64_t *g = lv->set_lines + (r + v) % d->groups * (a + 1);
+
+		for (uint64_t i = 0; i <= a + 1; i++) {
+			memcpy(test + k, lv->set_pushers, (size_t)d->push * sizeof *test);
+			k += (uint64_t)d->push;
+			test[k++] = g[i <= a ? i : probe < 0 ? a : (uint64_t)probe];
+		}
+	}
+	amp_plan_init(p, "replacement, victims", amp_set_lines_region(lv, (uint64_t)lv->line.value, d->push));
+	p->arena = amp_set_frames(lv);
+	ts = amp_plan_add_seq(p, test, (size_t)n);
+	free(test);
+	if (ts < 0) {
+		amp_plan_free(p);
+		snprintf(err, len, "%s: out of memory for a plan of %llu accesses", lv->name, (unsigned long long)n);
+		return -1;
+	}
+	amp_plan_add_pass(p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+	amp_plan_add_pass(p, ts, AMP_OP_TOUCH, 1, 1);
+	return 0;
+}
+
+static int victim_misses(struct amp_ctx *c, struct amp_level *lv, int probe, unsigned v, double *misses,
+			 char *err, size_t len)
+{
+	struct amp_plan p;
+	int rc;
+
+	if (build_victim_plan(lv, probe, v, &p, err, len) < 0)
+		return -1;
+	rc = amp_count_mean(c, &p, lv->ev, misses, err, len);
+	amp_plan_free(&p);
+	return rc;
+}
+
+/* One vote: the probes' misses per round against the base's; in order
+ * (1 and 0), or at random (each within half its chance below and TOL
+ * above it). */
+static int victim_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
+		       size_t len)
+{
+	struct victim_rounds *d = &victim_rounds;
+	double base, m, e[2];
+	int random = 1;
+
+	if (victim_misses(c, lv, -1, v, &base, err, len) < 0)
+		return -1;
+	for (int h = 0; h < 2; h++) {
+		double q = d->at_random[h];
+
+		if (victim_misses(c, lv, h, v, &m, err, len) < 0)
+			return -1;
+		e[h] = (m - base) / (double)d->rounds;
+		d->last[h] = e[h];
+		random = random && e[h] >= q / 2 && e[h] <= q + TOL;
+	}
+	if (fabs(e[0] - 1) <= TOL && fabs(e[1]) <= TOL)
+		*value = AMP_POLICY_FIFO; /* in order: lru, fifo and plru alike */
+	else
+		*value = random ? AMP_POLICY_RANDOM : AMP_POLICY_UNKNOWN;
+	return 0;
+}
+
+static int victim_run(struct amp_ctx *c, struct amp_level *lv)
+{
+	struct victim_rounds *d = &victim_rounds;
+
+	memset(d, 0, sizeof *d);
+	d->a = (int)lv->assoc.value;
+	d->push = lv->above->thrash_ways;
+	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
+	d->rounds = ROUNDS_MAX;
+	d->at_random[0] = 1 - pow(1 - 1.0 / d->a, d->a);
+	d->at_random[1] = 1 - pow(1 - 1.0 / d->a, d->a - 1);
+	amp_vote(c, lv, victim_vote, &lv->replacement);
+	if (!lv->replacement.known || lv->replacement.inconclusive || lv->replacement.value == AMP_POLICY_RANDOM)
+		return 0;
+	if (lv->replacement.value == AMP_POLICY_FIFO)
+		amp_param_unknown(&lv->replacement,
+				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; lines leave it in the order they came down (lru, fifo and tree plru alike)",
+				  lv->above->name);
+	else
+		amp_param_unknown(&lv->replacement,
+				  "the misses fit no policy: probe misses per round %.2f/%.2f of the first and second line down (in order: 1 and 0; random: %.2f and %.2f)",
+				  d->last[0], d->last[1], d->at_random[0], d->at_random[1]);
+	return 0;
+}
+
 static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
 	if (!lv->assoc.known || lv->assoc.inconclusive || !lv->way.known || lv->way.inconclusive ||
@@ -874,7 +1005,10 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 	}
 	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
 		/* Its sets came with pushers, which send each line back here
-		 * as the newest victim: the rounds would see only that. */
+		 * as the newest victim: the rounds would see only that; the
+		 * victim rounds tell random from in-order only. */
+		if (victim_rounds_usable(c, lv))
+			return 1;
 		snprintf(why, len, "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows",
 			 lv->above->name);
 		return 0;
@@ -1202,6 +1336,8 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	char why[AMP_REASON_LEN];
 	uint64_t cost = 0;
 
+	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE)
+		return victim_run(c, lv); /* replace_supported: victim_rounds_usable */
 	memset(d, 0, sizeof *d);
 	d->a = lv->thrash_ways;
 	if (lv->method == AMP_METHOD_TIMING)
