@@ -108,12 +108,14 @@ struct amp_level {
 
 /* A quiet gate's state (timing, real machine; amp_quiet_look in
  * timing.h): its reference's fastest time so far (0: none yet), the
- * time it may still spend waiting for quiet (ns), and when its last
- * nap began (amp_now_ns(); 0: not waiting). */
+ * time it may still spend waiting for quiet (ns), when its last nap
+ * began (amp_now_ns(); 0: not waiting), and when it last found quiet
+ * (gates that look only now and then). */
 struct amp_quiet {
 	double fastest;
 	uint64_t wait_left;
 	uint64_t nap_since;
+	uint64_t looked_at;
 };
 
 /* Build-time code for the instruction side (ctx insn_blocks): the jump
@@ -154,6 +156,9 @@ struct amp_ctx {
 	} opcache;
 	/* Timing, real machine: the quiet gate of code walks (timing.c). */
 	struct amp_quiet code_quiet;
+	/* ... and of eviction tests (timing.c amp_timing_evicted), whose
+	 * budget each eviction-set search sets (mod_evset.c). */
+	struct amp_quiet evict_quiet;
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
 };
