@@ -1081,6 +1081,49 @@ static void test_fresh_pool(void)
 	       exact, n);
 }
 
+/* Scattered frames, an exclusive 2-way L2 under a 24-way L1d (the
+ * policy matrix's h37), frame mappings 1 to 8: pushers that fit only
+ * while the walk leaves them L1d's ways made every candidate join in
+ * mappings 2, 4 and 7 (L2 read 1 KiB of 2 ways of 512 B, or 9 ways).
+ * Where its sets came from eviction sets its geometry is now exact or
+ * unknown (pushers_leave_room), never wrong. */
+static void test_pushers_room(void)
+{
+	static const char *const spec =
+		"L1d:size=12288,assoc=24,line=64,policy=lru,write=allocate;L1i:size=12288,assoc=24,line=64,policy=lru;"
+		"L2:size=65536,assoc=2,line=64,policy=random,write=noallocate,inclusion=exclusive;"
+		"L3:size=2097152,assoc=32,line=64,policy=plru,write=noallocate,inclusion=inclusive";
+	int runs = 0, right = 0, unknown = 0, wrong = 0;
+
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		const struct amp_level *l2;
+		char err[512];
+
+		if (mod_sim_run_pages(&ms, spec, 0, seed, 8, 8, "L2", NULL, 1, err, sizeof err) < 0) {
+			tap_diag("seed %llu: %s", (unsigned long long)seed, err);
+			mod_sim_free(&ms);
+			wrong++;
+			continue;
+		}
+		l2 = level("L2");
+		if (l2 && l2->sets_by_experiment) {
+			runs++;
+			if (!amp_param_conclusive(&l2->assoc) || !amp_param_conclusive(&l2->size))
+				unknown++;
+			else if (l2->assoc.value == 2 && l2->size.value == 65536)
+				right++;
+			else {
+				wrong++;
+				diag_level(seed, spec, l2);
+			}
+		}
+		mod_sim_free(&ms);
+	}
+	tap_ok(wrong == 0 && runs >= 4 && right >= 1,
+	       "scattered frames, an exclusive 2-way L2 under a 24-way L1d, 8 frame mappings: by eviction sets in %d, exact in %d, unknown in %d, wrong in %d",
+	       runs, right, unknown, wrong);
+}
+
 /* Scattered frames, noise 0.01, an L2 of fewer ways than L1d above it
  * (16 ways, a 4 KiB way: pushers at the pool's page offset, sorted out
  * of the set): its geometry, inclusion and replacement through the
@@ -1733,6 +1776,7 @@ int main(void)
 	}
 	if (getenv("AMP_TEST_FETCHED_ONLY")) {
 		test_fresh_pool();
+		test_pushers_room();
 		test_fetched_inclusion();
 		test_set_write();
 		return tap_done();
@@ -1748,6 +1792,7 @@ int main(void)
 		test_stride_traps();
 		test_random_above();
 		test_fresh_pool();
+		test_pushers_room();
 		test_evictors_one_place();
 		test_scattered_policies();
 		test_pushed_policies();
