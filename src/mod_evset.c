@@ -363,17 +363,9 @@ static int any_order_thrashes(struct amp_ctx *c, const struct amp_level *lv, con
 	return 0;
 }
 
-static int contains(const uint64_t *a, uint64_t n, uint64_t x)
-{
-	for (uint64_t i = 0; i < n; i++)
-		if (a[i] == x)
-			return 1;
-	return 0;
-}
-
 static int in_set(const struct evset *e, uint64_t x)
 {
-	return contains(e->set, e->nset, x);
+	return amp_contains(e->set, e->nset, x);
 }
 
 /* e's pool: a line at page offset `off` of each of e->npool pages from
@@ -531,7 +523,7 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 	int yes;
 
 	for (uint64_t i = 0; i < e->npool && k < n; i++)
-		if (!contains(s, n, e->pool[i]) && !contains(e->push, e->npush, e->pool[i]))
+		if (!amp_contains(s, n, e->pool[i]) && !amp_contains(e->push, e->npush, e->pool[i]))
 			other[k++] = e->pool[i];
 	if (evicts(c, e, target, other, k, VERIFY_REPS, NULL, &yes, err, len) < 0)
 		return -1;
@@ -630,7 +622,7 @@ static int timed_pushers(struct amp_ctx *c, const struct amp_level *lv, struct e
 		uint64_t x = e->pool[i];
 		int yes = 0;
 
-		if (contains(set, *n, x))
+		if (amp_contains(set, *n, x))
 			continue;
 		if (tried++ == PUSHER_TRIES * want) {
 			snprintf(err, len, "%s: its %llu-line eviction set evicts too many of %llu pool lines for %llu pushers (lines of %s's set out of its set here)",
@@ -1072,7 +1064,7 @@ static int sort_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 			g = e->pool[e->searched + (i - e->nset)];
 		else
 			break;
-		if (contains(t, n, g))
+		if (amp_contains(t, n, g))
 			continue;
 		tried++;
 		memcpy(u, t + 1, (n - 1) * sizeof *u);

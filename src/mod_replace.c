@@ -886,6 +886,12 @@ struct victim_rounds {
 };
 static _Thread_local struct victim_rounds victim_rounds;
 
+/* An exclusive level whose sets came with pushers: victim rounds only. */
+static int victim_level(const struct amp_level *lv)
+{
+	return lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE;
+}
+
 static int victim_rounds_usable(const struct amp_ctx *c, const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
@@ -1003,7 +1009,7 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 		snprintf(why, len, "needs the associativity and way size first");
 		return 0;
 	}
-	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE) {
+	if (victim_level(lv)) {
 		/* Its sets came with pushers, which send each line back here
 		 * as the newest victim: the rounds would see only that; the
 		 * victim rounds tell random from in-order only. */
@@ -1118,14 +1124,6 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	return 0;
 }
 
-static int contains_line(const uint64_t *a, uint64_t n, uint64_t x)
-{
-	for (uint64_t i = 0; i < n; i++)
-		if (a[i] == x)
-			return 1;
-	return 0;
-}
-
 /* The walk before (fresh_pool_design's), flushed before the next. */
 struct walked {
 	uint64_t *off, n;
@@ -1225,8 +1223,8 @@ static int fresh_pool_design(struct amp_ctx *c, struct amp_level *lv, struct des
 	for (uint64_t j = 0; j < limit && d->npool < want && tried < FRESH_POOL_TRIES * want; j++) {
 		uint64_t x = off + j * apart;
 
-		if (contains_line(lv->set_lines, (uint64_t)lv->nset_lines, x) ||
-		    contains_line(lv->set_pushers, (uint64_t)lv->nset_pushers, x))
+		if (amp_contains(lv->set_lines, (uint64_t)lv->nset_lines, x) ||
+		    amp_contains(lv->set_pushers, (uint64_t)lv->nset_pushers, x))
 			continue;
 		g[k++] = x;
 		tried++;
@@ -1336,7 +1334,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	char why[AMP_REASON_LEN];
 	uint64_t cost = 0;
 
-	if (lv->nset_pushers && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE)
+	if (victim_level(lv))
 		return victim_run(c, lv); /* replace_supported: victim_rounds_usable */
 	memset(d, 0, sizeof *d);
 	d->a = lv->thrash_ways;

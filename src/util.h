@@ -37,6 +37,15 @@ int amp_parse_double(const char *text, double lo, double hi, double *out);
 /* "48 KiB", "2 MiB", "100 B": human size into buf. */
 const char *amp_fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* Whether x is among a[0..n-1]. */
+static inline int amp_contains(const uint64_t *a, uint64_t n, uint64_t x)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (a[i] == x)
+			return 1;
+	return 0;
+}
+
 /* Whether x is a power of two (0 is not). */
 static inline int amp_is_pow2(uint64_t x)
 {
