@@ -86,6 +86,10 @@ struct amp_level {
 	 * not it told inclusive from NINE (mod_inclusion.c). */
 	int not_exclusive;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
+	/* Timing, data L1: the share of its accesses that a cyclic walk of
+	 * ways + 1 lines a way apart misses (median of a few sets; 0: not
+	 * measured).  lru, tree plru and fifo miss every access of it. */
+	double overflow_share;
 	/* Counters: virtual strides did not predict this physically
 	 * indexed level's sets (scattered page frames), so eviction sets
 	 * found by experiment decide its geometry (mod_evset.c). */
@@ -263,6 +267,14 @@ int amp_evictors_usable(const struct amp_level *lv);
 /* Whether a cyclic walk thrashes lv (its miss rate is well above what
  * interference alone gives; timing is noisier than counting). */
 int amp_thrashes(const struct amp_level *lv, double rate);
+
+/* By timing: a cyclic walk one line over lv's ways (overflow_share)
+ * that misses less than this share of its accesses keeps some of its
+ * lines: lv is none of lru, tree plru, fifo (a full thrash reads 1.1 to
+ * 1.3 on real L1s, whose misses cost a little more than the sweep's
+ * gap). */
+#define AMP_FULL_OVERFLOW_SHARE 0.8
+int amp_spares_overflow(const struct amp_level *lv);
 
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */

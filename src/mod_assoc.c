@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include "measure.h"
 #include "insn_timing.h"
+#include "trace.h"
+#include "util.h"
 
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
 #define MAX_SET_FACTOR 63             /* odd factors of set counts tried (sets_factor_vote) */
@@ -483,6 +485,31 @@ static int by_experiment_if_scattered(struct amp_ctx *c, struct amp_level *lv)
 	return 1;
 }
 
+/* Timing, data side: how much of a cyclic walk of ways + 1 lines a way
+ * apart misses, the median of OVERFLOW_SETS sets (mod_replace.c rules
+ * lru, plru and fifo out when it is well below one). */
+#define OVERFLOW_SETS 5
+
+static void overflow_share(struct amp_ctx *c, struct amp_level *lv)
+{
+	double rate[OVERFLOW_SETS];
+	char err[AMP_REASON_LEN];
+
+	lv->overflow_share = 0;
+	if (lv->method != AMP_METHOD_TIMING || lv->side == AMP_SIDE_INSN)
+		return;
+	for (unsigned v = 0; v < OVERFLOW_SETS; v++)
+		if (amp_cyclic_rate_ex(c, lv, vote_base(lv, v), (uint64_t)lv->way.value,
+				       (uint64_t)lv->thrash_ways + 1, 0, stride_max(lv), &rate[v], err,
+				       sizeof err) < 0)
+			return;
+	qsort(rate, OVERFLOW_SETS, sizeof *rate, amp_cmp_double);
+	lv->overflow_share = rate[OVERFLOW_SETS / 2];
+	amp_trace_point(lv, "timing", "lines", "lines walked in one set, one more than its ways",
+			(double)lv->thrash_ways + 1, "share_missing", "median share of the walk's accesses that miss",
+			lv->overflow_share, 0);
+}
+
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
@@ -536,6 +563,8 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		return 0;
 	}
 	lv->fully_associative = way.value == unit;
+	if (lv->kind == AMP_KIND_CACHE)
+		overflow_share(c, lv);
 	/* A TLB's size is its entries; a cache's, its bytes. */
 	amp_size_derived(lv, lv->kind == AMP_KIND_TLB ? ways.value * (way.value / unit) : ways.value * way.value,
 			 &ways, &way);
