@@ -87,8 +87,8 @@ struct amp_level {
 	int not_exclusive;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
 	/* Timing, data L1: the share of its accesses that a cyclic walk of
-	 * ways + 1 lines a way apart misses (median of a few sets; 0: not
-	 * measured).  lru, tree plru and fifo miss every access of it. */
+	 * ways + 1 lines a way apart misses (the least of a few sets; 0:
+	 * not measured).  lru, tree plru and fifo miss every access of it. */
 	double overflow_share;
 	/* Counters: virtual strides did not predict this physically
 	 * indexed level's sets (scattered page frames), so eviction sets
