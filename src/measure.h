@@ -268,6 +268,11 @@ int amp_evictors_usable(const struct amp_level *lv);
  * interference alone gives; timing is noisier than counting). */
 int amp_thrashes(const struct amp_level *lv, double rate);
 
+/* Whether a walk misses at all: as amp_thrashes, but by timing a data
+ * walk that misses a tenth of the gap (a random set one line over its
+ * ways misses that little). */
+int amp_misses_some(const struct amp_level *lv, double rate);
+
 /* By timing: a cyclic walk one line over lv's ways (overflow_share)
  * that misses less than this share of its accesses keeps some of its
  * lines: lv is none of lru, tree plru, fifo (a full thrash reads 1.1 to

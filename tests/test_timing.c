@@ -578,10 +578,8 @@ static void test_inclusion(void)
 /* L1d's replacement by timing (AMP 3.5's rounds, each plan's probe
  * misses beyond a base plan whose probe hits): lru, tree plru and fifo
  * L1ds of 4 to 16 ways (plru on powers of two), lines of 32 and 64 B,
- * scattered frames and noise, give the spec's ways and policy.  (Random
- * replacement is not among them: by timing its ways read about twice
- * the truth, a cyclic walk one line over its ways missing only 2/ways
- * of the time, and plans built for those ways mean nothing.) */
+ * scattered frames and noise, give the spec's ways and policy (random
+ * replacement: test_random_l1). */
 static void test_replacement(void)
 {
 	static const char *const pols[] = { "lru", "plru", "fifo" };
@@ -617,6 +615,52 @@ static void test_replacement(void)
 		       !l1 ? "missing" : amp_param_conclusive(&l1->replacement) ? amp_policy_names[l1->replacement.value]
 										: l1->replacement.reason,
 		       l1 ? (long long)l1->assoc.value : 0LL);
+		timed_free(t);
+	}
+}
+
+/* A random L1d by timing: one line over its ways misses only about
+ * 2/ways of a cyclic walk's accesses (below the 0.3 that marks a walk
+ * that thrashes), so its ways read 9 for 8 and 14 for 12 before walks
+ * next to that answer were judged by whether they miss at all.  4 to 16
+ * ways, lines of 32 and 64 B, scattered frames, noise: the spec's ways,
+ * way size and line, the policy random, and an overflow share (the
+ * least share of a walk one line over the ways that misses) below 0.8,
+ * where an LRU L1d of the same geometry reads at least 0.8. */
+static void test_random_l1(void)
+{
+	static const unsigned ways[] = { 4, 8, 12, 16 };
+	struct amp_rng rng;
+
+	amp_rng_seed(&rng, 20261128);
+	for (int k = 0; k < 8; k++) {
+		unsigned a = ways[k % 4], line = amp_rng_below(&rng, 2) ? 64 : 32;
+		int random_pages = (int)amp_rng_below(&rng, 2), lru = k >= 6;
+		double noise = amp_rng_below(&rng, 2) ? 0.01 : 0.0005;
+		char spec[400], what[500];
+		const struct amp_level *l1;
+		struct timed *t;
+		int ok;
+
+		snprintf(spec, sizeof spec,
+			 "L1d:size=%u,assoc=%u,line=%u,latency=4,policy=%s;L1i:size=32K;"
+			 "L2:size=1M,assoc=16,line=%u,latency=14;MEM:latency=150",
+			 4096 * a, a, line, lru ? "lru" : "random", line);
+		t = matrix_new(what, sizeof what, "random L1d", k, spec, noise, 1300 + (uint64_t)k, random_pages, "L1d");
+		if (!t)
+			continue;
+		l1 = mod_sim_level(&t->ms, "L1d");
+		ok = l1 && amp_param_conclusive(&l1->assoc) && l1->assoc.value == (int64_t)a &&
+		     amp_param_conclusive(&l1->way) && l1->way.value == 4096 &&
+		     amp_param_conclusive(&l1->line) && l1->line.value == (int64_t)line &&
+		     (lru ? l1->overflow_share >= 0.8 : l1->overflow_share > 0 && l1->overflow_share < 0.8) &&
+		     amp_param_conclusive(&l1->replacement) &&
+		     l1->replacement.value == (lru ? AMP_POLICY_LRU : AMP_POLICY_RANDOM);
+		tap_ok(ok, "%s: %lld ways of %lld B, line %lld, overflow share %.2f, replacement %s", what,
+		       l1 ? (long long)l1->assoc.value : 0LL, l1 ? (long long)l1->way.value : 0LL,
+		       l1 ? (long long)l1->line.value : 0LL, l1 ? l1->overflow_share : 0.0,
+		       !l1 ? "missing" : amp_param_conclusive(&l1->replacement) ? amp_policy_names[l1->replacement.value]
+									 : l1->replacement.reason);
 		timed_free(t);
 	}
 }
@@ -702,6 +746,7 @@ int main(void)
 	test_l3_classes();
 	test_inclusion();
 	test_replacement();
+	test_random_l1();
 	test_eviction_test();
 	test_quiet_gate();
 	return tap_done();
