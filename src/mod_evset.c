@@ -615,10 +615,7 @@ static int evicting_prefix(struct amp_ctx *c, const struct amp_level *lv, const 
 static int timed_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t target,
 			 uint64_t *set, uint64_t *n, char *err, size_t len)
 {
-	/* An L1 that keeps some lines of a walk over its ways (not lru,
-	 * plru or fifo) needs more of them to let every line go. */
-	uint64_t ways = (uint64_t)lv->above->assoc.value, tried = 0;
-	uint64_t want = amp_spares_overflow(lv->above) ? 2 * ways + 2 : ways + 2;
+	uint64_t want = (uint64_t)lv->above->assoc.value + 2, tried = 0;
 
 	e->npush = 0;
 	for (uint64_t i = e->nbase; i < e->npool && e->npush < want && e->npush < AMP_MAX_CONG; i++) {
@@ -742,12 +739,7 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	free(s);
 	if (!n)
 		return -1;
-	/* Under an L1 that keeps some lines of a walk over its ways the
-	 * set holds those besides this level's ways (an Intel family 6
-	 * model 207 guest's 16-way L2 read 20, 30 or 14 to 54): pushers
-	 * settle it too. */
-	if (lv->above->level == 1 &&
-	    (n <= (uint64_t)lv->above->assoc.value + 1 || amp_spares_overflow(lv->above)) &&
+	if (lv->above->level == 1 && n <= (uint64_t)lv->above->assoc.value + 1 &&
 	    timed_pushers(c, lv, e, target, best, &n, err, len) < 0)
 		return -1;
 	e->set[0] = target;

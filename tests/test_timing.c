@@ -665,6 +665,39 @@ static void test_random_l1(void)
 	}
 }
 
+/* L1d's replacement by timing against its overflow share: an LRU L1d
+ * reads lru with the share it measured (at least 0.8); the same rounds
+ * with a share of 0.5 (a set that spares lines of a walk one line over
+ * its ways, as the Intel guest's L1d does: no policy modelled here does)
+ * give unknown, with the share and the rounds' answer in the reason. */
+extern const struct amp_module amp_module_replacement;
+
+static void test_overflow_rules_out(void)
+{
+	const char *spec = "L1d:size=48K,assoc=12,line=64,latency=4,policy=lru;L1i:size=32K;"
+			   "L2:size=1M,assoc=16,line=64,latency=14;MEM:latency=150";
+	struct timed *t = timed_new_only(spec, 0.0005, 7, 0, 3, 0, "L1d", "overflow share");
+	struct amp_level *l1;
+
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && l1->overflow_share >= 0.8 && amp_param_conclusive(&l1->replacement) &&
+		       l1->replacement.value == AMP_POLICY_LRU,
+	       "overflow share: lru L1d, share %.2f, replacement %s", l1 ? l1->overflow_share : 0.0,
+	       l1 && amp_param_conclusive(&l1->replacement) ? amp_policy_names[l1->replacement.value] : "unknown");
+	if (l1) {
+		char err[AMP_REASON_LEN];
+
+		l1->overflow_share = 0.5;
+		tap_eq(amp_module_replacement.run(&t->ms.ctx, l1, err, sizeof err), 0, "overflow share 0.50: the rounds run again");
+		tap_ok(!l1->replacement.known && strstr(l1->replacement.reason, "missed only 0.50") &&
+			       strstr(l1->replacement.reason, "the rounds read lru"),
+		       "overflow share 0.50: replacement unknown (%s)", l1->replacement.reason);
+	}
+	timed_free(t);
+}
+
 /* The eviction test on a known machine: L1d 8 KiB 2-way, L2 64 KiB
  * 4-way (way 16 KiB), so lines 16 KiB apart share both levels' sets.
  * A base walk of one such line leaves the target in L1; two push it to
@@ -747,6 +780,7 @@ int main(void)
 	test_inclusion();
 	test_replacement();
 	test_random_l1();
+	test_overflow_rules_out();
 	test_eviction_test();
 	test_quiet_gate();
 	return tap_done();
