@@ -628,11 +628,6 @@ int amp_misses_some(const struct amp_level *lv, double rate)
 	return rate >= MISS_RATE_TIMING_DATA;
 }
 
-int amp_spares_overflow(const struct amp_level *lv)
-{
-	return lv->overflow_share > 0 && lv->overflow_share < AMP_FULL_OVERFLOW_SHARE;
-}
-
 /* The parameter a vote decides: lv's field that `out` is, or (a
  * module's own working copy) the module at work. */
 static void vote_begin(const struct amp_level *lv, const struct amp_param *out, unsigned nv)

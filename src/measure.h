@@ -273,14 +273,6 @@ int amp_thrashes(const struct amp_level *lv, double rate);
  * ways misses that little). */
 int amp_misses_some(const struct amp_level *lv, double rate);
 
-/* By timing: a cyclic walk one line over lv's ways (overflow_share)
- * that misses less than this share of its accesses keeps some of its
- * lines: lv is none of lru, tree plru, fifo (a full thrash reads 1.1 to
- * 1.3 on real L1s, whose misses cost a little more than the sweep's
- * gap). */
-#define AMP_FULL_OVERFLOW_SHARE 0.8
-int amp_spares_overflow(const struct amp_level *lv);
-
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */
 typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,

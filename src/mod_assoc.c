@@ -16,11 +16,11 @@
  * An exclusive level is seen together with the levels above; the
  * inclusion module then separates its own share. */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "measure.h"
 #include "insn_timing.h"
-#include "util.h"
 
 #define MAX_WAYS (1u << 14)          /* give up beyond this many lines per set */
 #define MAX_SET_FACTOR 63             /* odd factors of set counts tried (sets_factor_vote) */
@@ -62,6 +62,13 @@ struct search {
 	int some; /* a walk that misses at all counts (amp_misses_some) */
 };
 static _Thread_local struct search search;
+
+/* Data by timing: walks against an all-L1 reference, in shares of the
+ * gap to the level below. */
+static int data_by_time(const struct amp_level *lv)
+{
+	return lv->side != AMP_SIDE_INSN && lv->method == AMP_METHOD_TIMING;
+}
 
 /* Code by timing: walks are judged against the fastest of their vote
  * (amp_timing_code_rate), so the first walks of a vote must fit. */
@@ -170,7 +177,7 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 	 * random 12-way set one line over misses 15% of its accesses, two
 	 * lines over 28%; the simulated machine read 14 ways).  Shorter
 	 * walks that still miss at all are over the ways too. */
-	while (lv->method == AMP_METHOD_TIMING && lv->side != AMP_SIDE_INSN && hi > 2) {
+	while (data_by_time(lv) && hi > 2) {
 		double rate;
 
 		if (thrash_rate(c, lv, base, s, hi - 1, &yes, &rate, err, len) < 0)
@@ -512,19 +519,21 @@ static int by_experiment_if_scattered(struct amp_ctx *c, struct amp_level *lv)
 
 static void overflow_share(struct amp_ctx *c, struct amp_level *lv)
 {
-	double rate[OVERFLOW_SETS];
+	double least = INFINITY;
 	char err[AMP_REASON_LEN];
 
 	lv->overflow_share = 0;
-	if (lv->method != AMP_METHOD_TIMING || lv->side == AMP_SIDE_INSN)
+	if (!data_by_time(lv) || lv->kind != AMP_KIND_CACHE)
 		return;
-	for (unsigned v = 0; v < OVERFLOW_SETS; v++)
+	for (unsigned v = 0; v < OVERFLOW_SETS; v++) {
+		double rate;
+
 		if (amp_cyclic_rate_ex(c, lv, vote_base(lv, v), (uint64_t)lv->way.value,
-				       (uint64_t)lv->thrash_ways + 1, 0, stride_max(lv), &rate[v], err,
-				       sizeof err) < 0)
+				       (uint64_t)lv->thrash_ways + 1, 0, stride_max(lv), &rate, err, sizeof err) < 0)
 			return;
-	qsort(rate, OVERFLOW_SETS, sizeof *rate, amp_cmp_double);
-	lv->overflow_share = rate[0];
+		least = fmin(least, rate);
+	}
+	lv->overflow_share = least;
 }
 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
@@ -580,8 +589,7 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		return 0;
 	}
 	lv->fully_associative = way.value == unit;
-	if (lv->kind == AMP_KIND_CACHE)
-		overflow_share(c, lv);
+	overflow_share(c, lv);
 	/* A TLB's size is its entries; a cache's, its bytes. */
 	amp_size_derived(lv, lv->kind == AMP_KIND_TLB ? ways.value * (way.value / unit) : ways.value * way.value,
 			 &ways, &way);

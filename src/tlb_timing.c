@@ -114,8 +114,8 @@ static uint64_t spread_line(uint64_t j, uint64_t lines)
  * walks; walks repeated until a run lasts T_MIN_NS (sized from the last
  * timed point's speed, so the runner's doubling rarely steps in),
  * minimum over reps runs. */
-static int run_chain(struct tt *t, const char *name, uint64_t region, const uint64_t *off, size_t n,
-		     unsigned reps, double *tpl)
+static int run_chain(struct tt *t, enum amp_op op, const char *name, uint64_t region, const uint64_t *off,
+		     size_t n, unsigned reps, double *tpl)
 {
 	const struct amp_timer_cal *cal = t->host->sim ? NULL : amp_timer();
 	double tmin = cal ? T_MIN_NS * cal->ticks_per_ns : 0;
@@ -132,8 +132,8 @@ static int run_chain(struct tt *t, const char *name, uint64_t region, const uint
 	plan.huge = 0; /* huge pages would hide the page and the TLBs */
 	plan.min_ticks = tmin;
 	seq = amp_plan_add_seq(&plan, off, n);
-	if (seq < 0 || amp_plan_add_pass(&plan, seq, t->op, WARM_WALKS, 0) < 0 ||
-	    amp_plan_add_pass(&plan, seq, t->op, (unsigned)times, 1) < 0) {
+	if (seq < 0 || amp_plan_add_pass(&plan, seq, op, WARM_WALKS, 0) < 0 ||
+	    amp_plan_add_pass(&plan, seq, op, (unsigned)times, 1) < 0) {
 		amp_plan_free(&plan);
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
@@ -159,18 +159,13 @@ static int wait_quiet(struct tt *t)
 {
 	uint64_t off[REF_LINES];
 	unsigned reps = REF_REPS < t->reps ? REF_REPS : t->reps;
-	enum amp_op op = t->op;
 	double r;
-	int rc;
 
 	for (unsigned i = 0; i < REF_LINES; i++)
 		off[i] = ((i * 7) % REF_LINES) * SLOT;
 	t->timings++;
 	for (;;) {
-		t->op = AMP_OP_LOAD;
-		rc = run_chain(t, "tlb-reference", 4096, off, REF_LINES, reps, &r);
-		t->op = op;
-		if (rc < 0)
+		if (run_chain(t, AMP_OP_LOAD, "tlb-reference", 4096, off, REF_LINES, reps, &r) < 0)
 			return -1;
 		switch (amp_quiet_look(&t->quiet, r)) {
 		case AMP_QUIET_BUSY:
@@ -191,7 +186,7 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 {
 	if (!t->host->sim && wait_quiet(t) < 0)
 		return -1;
-	if (run_chain(t, name, region, off, n, t->reps, tpl) < 0)
+	if (run_chain(t, t->op, name, region, off, n, t->reps, tpl) < 0)
 		return -1;
 	t->est = *tpl;
 	return 0;
@@ -518,6 +513,23 @@ static int tlb_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, do
 	return 0;
 }
 
+/* tlb_part, where a time over `over` is believed only on a second look
+ * (noise only adds time): up to RETRIES more, the fastest kept. */
+static int tlb_part_over(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double over,
+			 double *y)
+{
+	if (tlb_part(t, page, stride, n, base, y) < 0)
+		return -1;
+	for (int r = 0; r < RETRIES && *y > over; r++) {
+		double again;
+
+		if (tlb_part(t, page, stride, n, base, &again) < 0)
+			return -1;
+		*y = fmin(*y, again);
+	}
+	return 0;
+}
+
 /* Points first..last of the sweep. */
 struct run {
 	int first, last;
@@ -667,17 +679,8 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 			uint64_t mid = lo + (hi - lo) / 2;
 			double v;
 
-			if (tlb_part(t, o->page, 1, mid, base, &v) < 0)
+			if (tlb_part_over(t, o->page, 1, mid, base, tail + thr, &v) < 0)
 				return -1;
-			/* Noise only adds time: a step over the level is
-			 * believed only when it holds on a second look. */
-			for (int r = 0; r < RETRIES && v > tail + thr; r++) {
-				double again;
-
-				if (tlb_part(t, o->page, 1, mid, base, &again) < 0)
-					return -1;
-				v = fmin(v, again);
-			}
 			if (v <= tail + thr)
 				lo = mid;
 			else
@@ -704,7 +707,6 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
  * that miss are found by bisection at strides 2, 3, 4, 6, 8, 12, ...
  * pages (3 x 2^j: a set count of that form is reached too) until the
  * least so far holds at a stride and at its double: one set, the ways. */
-/* The fewest pages `stride` apart that miss level 0: in (1, E + 1]. */
 /* A set that is not LRU spares some pages of a walk one page over its
  * ways, which then misses only part of the time: an Intel family 6
  * model 207 guest's DTLB (96 entries) read "8 pages 16 and 32 apart
@@ -714,6 +716,7 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 #define SOME_SHARE 0.15
 #define SOME_STEPS 4
 
+/* The fewest pages `stride` apart that miss level 0: in (1, E + 1]. */
 static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t stride, double base,
 			  double thr, double some, uint64_t *fewest)
 {
@@ -724,16 +727,8 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 		uint64_t mid = lo + (hi - lo) / 2;
 		double v;
 
-		if (tlb_part(t, o->page, stride, mid, base, &v) < 0)
+		if (tlb_part_over(t, o->page, stride, mid, base, thr, &v) < 0)
 			return -1;
-		/* Noise only adds time: a miss is believed on a second look. */
-		for (int r = 0; r < RETRIES && v > thr; r++) {
-			double again;
-
-			if (tlb_part(t, o->page, stride, mid, base, &again) < 0)
-				return -1;
-			v = fmin(v, again);
-		}
 		if (v > thr)
 			hi = mid;
 		else
@@ -742,15 +737,8 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 	for (int k = 0; k < SOME_STEPS && hi > 2; k++) {
 		double v;
 
-		if (tlb_part(t, o->page, stride, hi - 1, base, &v) < 0)
+		if (tlb_part_over(t, o->page, stride, hi - 1, base, some, &v) < 0)
 			return -1;
-		for (int r = 0; r < RETRIES && v > some; r++) {
-			double again;
-
-			if (tlb_part(t, o->page, stride, hi - 1, base, &again) < 0)
-				return -1;
-			v = fmin(v, again);
-		}
 		if (v <= some)
 			break;
 		hi--;
