@@ -551,7 +551,7 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 			max_size = sim_default_max_size(spec);
 	} else {
 		const struct amp_timer_cal *cal;
-		int cpu = amp_pin_self(err, sizeof err);
+		int cpu = amp_pin_quietest(r.pinned_how, sizeof r.pinned_how, err, sizeof err);
 		double cpt;
 
 		if (cpu >= 0)

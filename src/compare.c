@@ -225,11 +225,11 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 
 			if (!row)
 				return;
-			if (s) {
+			if (s && !(k == 2 && s->ways_unknown)) {
 				row->has_sysfs = 1;
 				row->sysfs = reported_value(s, params[k]);
 			}
-			if (c) {
+			if (c && !(k == 2 && c->ways_unknown)) {
 				row->has_cpuid = 1;
 				row->cpuid = reported_value(c, params[k]);
 			}
@@ -399,9 +399,14 @@ void amp_compare_json_libs(const struct amp_vendor *v, const struct amp_compare 
 		for (int i = 0; i < v->ncache; i++) {
 			const struct amp_reported_cache *c = &v->cache[i];
 
-			fprintf(out, "%s{\"level\": %d, \"type\": \"%s\", \"size\": %llu, \"line_size\": %llu, "
-				"\"associativity\": %u, \"sets\": %u}", i ? ", " : "", c->level, c->type,
-				(unsigned long long)c->size, (unsigned long long)c->line, c->ways, c->sets);
+			fprintf(out, "%s{\"level\": %d, \"type\": \"%s\", \"size\": %llu, \"line_size\": %llu, ",
+				i ? ", " : "", c->level, c->type, (unsigned long long)c->size,
+				(unsigned long long)c->line);
+			if (c->ways_unknown)
+				fputs("\"associativity\": null", out);
+			else
+				fprintf(out, "\"associativity\": %u", c->ways);
+			fprintf(out, ", \"sets\": %u}", c->sets);
 		}
 		fputs("],\n    \"tlbs\": [", out);
 		for (int i = 0; i < v->ntlb; i++) {

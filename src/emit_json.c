@@ -86,7 +86,8 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	num(out, "resolution_ns", &r->timer_resolution_ns, ", ");
 	num(out, "overhead_ticks", &r->timer_overhead_ticks, "},\n  ");
 	num(out, "counter_overhead_ticks", &r->counter_overhead_ticks, ",\n  ");
-	num(out, "pinned_cpu", &r->pinned_cpu, ",\n");
+	num(out, "pinned_cpu", &r->pinned_cpu, ", ");
+	str(out, "pinned_how", r->pinned_cpu.known && r->pinned_how[0] ? r->pinned_how : NULL, ",\n");
 	fputs("  \"reported\": {", out);
 	if (r->nreported)
 		str(out, "source", r->reported_source, ", ");
@@ -102,7 +103,9 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 		str(out, "type", c->type, ", ");
 		fprintf(out, "\"size\": %llu, \"line_size\": %llu, ", (unsigned long long)c->size,
 			(unsigned long long)c->line);
-		if (c->ways)
+		if (c->ways_unknown)
+			fputs("\"associativity\": null, \"fully_associative\": null, ", out);
+		else if (c->ways)
 			fprintf(out, "\"associativity\": %u, \"fully_associative\": false, ", c->ways);
 		else
 			fprintf(out, "\"associativity\": %llu, \"fully_associative\": true, ",

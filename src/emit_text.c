@@ -34,7 +34,9 @@ static void emit_reported(const struct amp_report *r, FILE *out)
 		const struct amp_reported_cache *c = &r->reported[i];
 		char ways[16];
 
-		if (c->ways)
+		if (c->ways_unknown)
+			snprintf(ways, sizeof ways, "?");
+		else if (c->ways)
 			snprintf(ways, sizeof ways, "%u", c->ways);
 		else
 			snprintf(ways, sizeof ways, "full");
@@ -109,6 +111,8 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 	num(out, &r->counter_overhead_ticks, "%.0f", " ticks");
 	fprintf(out, "\nPinned:   ");
 	num(out, &r->pinned_cpu, "CPU %.0f", "");
+	if (r->pinned_cpu.known && r->pinned_how[0])
+		fprintf(out, " (%s)", r->pinned_how);
 	fprintf(out, "\nCore:     ");
 	num(out, &r->core_mhz, "%.0f MHz", " (dependent integer adds, one cycle each)");
 	fprintf(out, "\n");
@@ -183,7 +187,9 @@ static const char *reported_cell(const struct amp_report *r, const struct amp_le
 			continue;
 		amp_fmt_size(rc->size, sz, sizeof sz);
 		amp_fmt_size(rc->line, ln, sizeof ln);
-		if (rc->ways)
+		if (rc->ways_unknown)
+			snprintf(buf, len, "%s %s", sz, ln);
+		else if (rc->ways)
 			snprintf(buf, len, "%s %s %u-way", sz, ln, rc->ways);
 		else
 			snprintf(buf, len, "%s %s full-way", sz, ln);

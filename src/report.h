@@ -39,8 +39,9 @@ struct amp_reported_cache {
 	int level;
 	char type[16];          /* data, instruction, unified */
 	uint64_t size, line;
-	unsigned ways;          /* 0 = fully associative */
+	unsigned ways;          /* 0 = fully associative, unless ways_unknown */
 	unsigned sets;
+	int ways_unknown;       /* the source does not say (AMD's code 9, no sysfs file) */
 	char shared_with[64];   /* CPUs sharing it */
 };
 
@@ -65,6 +66,7 @@ struct amp_report {
 	struct amp_num tick_mhz, timer_resolution_ns, timer_overhead_ticks;
 	struct amp_num counter_overhead_ticks;
 	struct amp_num pinned_cpu;
+	char pinned_how[192];   /* how amp chose it (pin.c) */
 	struct amp_num core_mhz;        /* measured: dependent integer adds */
 	double cycles_per_tick;         /* core cycles per tick; 0 unknown */
 	/* What the system (or the spec) says */

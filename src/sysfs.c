@@ -37,9 +37,11 @@ int amp_reported_from_sysfs(struct amp_report *r)
 			break;
 		if (read_u64(dir, "size", &size) < 0 || read_u64(dir, "coherency_line_size", &line) < 0)
 			continue;
-		read_u64(dir, "ways_of_associativity", &ways);
+		int no_ways = read_u64(dir, "ways_of_associativity", &ways) < 0;
+
 		read_u64(dir, "number_of_sets", &sets);
 		memset(c, 0, sizeof *c);
+		c->ways_unknown = no_ways;
 		c->level = (int)level;
 		c->size = size;
 		c->line = line;

@@ -243,7 +243,9 @@ static int leaf18(struct amp_vendor *v, const struct cpuid_src *s)
 	return found;
 }
 
-/* AMD's 4-bit associativity code of leaf 0x80000006 (APM table E-4). */
+/* AMD's 4-bit associativity code of leaf 0x80000006 (APM table E-4);
+ * 0 where the code gives no number: 9 sends the reader to 0x8000001D,
+ * 7 is reserved. */
 static unsigned amd_assoc(unsigned code, unsigned entries_or_lines, int *fully)
 {
 	static const unsigned ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
@@ -252,6 +254,24 @@ static unsigned amd_assoc(unsigned code, unsigned entries_or_lines, int *fully)
 	if (code == 0xf)
 		return entries_or_lines;
 	return ways[code & 0xf];
+}
+
+/* An L2 or L3 from 0x80000006: its ways unknown where the code names none. */
+static void add_amd_legacy_cache(struct amp_vendor *v, int level, uint64_t size, unsigned line, unsigned code)
+{
+	struct amp_reported_cache *c;
+	unsigned ways;
+	int fully;
+
+	ways = amd_assoc(code, line ? (unsigned)(size / line) : 0, &fully);
+	c = add_cache(v, level, "unified", size, line, fully ? 0 : ways);
+	if (c && !fully && !ways) {
+		c->ways_unknown = 1;
+		c->sets = 0;
+		if (code == 9)
+			note(v, "0x80000006 sends %s's associativity to 0x8000001D, which is hidden",
+			     level == 2 ? "L2" : "L3");
+	}
 }
 
 /* AMD 0x80000005 and 0x80000006: legacy caches (when 0x8000001D is
@@ -287,18 +307,11 @@ static void amd_legacy(struct amp_vendor *v, const struct cpuid_src *s, unsigned
 		ways = amd_assoc(r[1] >> 28, entries, &fully);
 		add_tlb(v, "STLB", 4096, "4K", entries, fully ? 0 : ways, "0x80000006");
 		if (caches) {
-			uint64_t size = (uint64_t)(r[2] >> 16) << 10;
-			unsigned line = r[2] & 0xff, code = (r[2] >> 12) & 0xf;
-
-			if (code == 9)
-				note(v, "%s", "0x80000006 sends the associativity to 0x8000001D, which is hidden");
-			ways = amd_assoc(code, line ? (unsigned)(size / line) : 0, &fully);
-			add_cache(v, 2, "unified", size, line, fully ? 0 : ways);
-			size = (uint64_t)(r[3] >> 18) * (512u << 10);
-			line = r[3] & 0xff;
-			code = (r[3] >> 12) & 0xf;
-			ways = amd_assoc(code, line ? (unsigned)(size / line) : 0, &fully);
-			add_cache(v, 3, "unified", size, line, fully ? 0 : ways);
+			/* L2: ECX size KiB [31:16]; L3: EDX size 512 KiB [31:18];
+			 * both assoc code [15:12], line [7:0]. */
+			add_amd_legacy_cache(v, 2, (uint64_t)(r[2] >> 16) << 10, r[2] & 0xff, (r[2] >> 12) & 0xf);
+			add_amd_legacy_cache(v, 3, (uint64_t)(r[3] >> 18) * (512u << 10), r[3] & 0xff,
+					     (r[3] >> 12) & 0xf);
 		}
 	}
 }

@@ -3,6 +3,7 @@
  * the real one (chains run, errors are reported). */
 #include "config.h"
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,8 +424,33 @@ static void test_latency_sim(void)
 	free(sw);
 }
 
+/* The CPU amp pins itself to (pin.c): the current one unless another is
+ * clearly quieter; and on this machine a real choice among those allowed. */
+static void test_pin(void)
+{
+	const double equal[3] = { 54.0, 54.3, 53.9 }, busy[3] = { 54.0, 61.0, 54.2 };
+	const double quieter[2] = { 60.0, 54.0 };
+	char how[192], why[256];
+	int cpu;
+
+	tap_eq(amp_pin_choose(equal, 3, 1), 1, "pin: within the margin the current CPU stays");
+	tap_eq(amp_pin_choose(busy, 3, 1), 0, "pin: a busy current CPU gives way to the quietest");
+	tap_eq(amp_pin_choose(quieter, 2, 0), 1, "pin: 10%% quieter elsewhere moves");
+	tap_eq(amp_pin_choose(busy, 3, 0), 0, "pin: the quietest current CPU stays");
+	cpu = amp_pin_quietest(how, sizeof how, why, sizeof why);
+	if (cpu < 0) {
+		tap_ok(why[0] != 0, "pin: refused with a reason (%s)", why);
+	} else {
+#ifdef HAVE_SCHED_GETCPU
+		tap_ok(sched_getcpu() == cpu, "pin: runs on the CPU chosen (%d): %s", cpu, how);
+#endif
+		tap_ok(strstr(how, "CPU") != NULL, "pin: says how it chose");
+	}
+}
+
 int main(void)
 {
+	test_pin();
 	test_plans();
 	test_sim_runner();
 	test_real_runner();

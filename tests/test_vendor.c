@@ -184,6 +184,35 @@ int main(void)
 	x = row(&t, "L3", "size");
 	tap_has(x ? x->why : "", "sysfs and CPUID disagree", "a rewritten leaf is flagged");
 
+	/* The Zen 5 Firecracker guest: 0x8000001D hidden, no sysfs caches;
+	 * 0x80000006 gives L2 8 ways (the hardware has 16) and L3 code 9
+	 * ("see 0x8000001D"): ways unknown, not 508 MiB fully associative. */
+	amp_report_init(&r);
+	setenv("AMP_SYSFS_ROOT", fx("zen5-guest-legacy", "no-such-cache-dir"), 1);
+	tap_eq(amp_reported_from_sysfs(&r), -1, "zen5 legacy: no sysfs caches");
+	tap_eq(amp_vendor_cpuid_file(&v, fx("zen5-guest-legacy", "cpuid.txt")), 0, "zen5 legacy: CPUID dump read");
+	check_cache(&v, "zen5 legacy", 1, "data", 48 << 10, 64, 12);
+	check_cache(&v, "zen5 legacy", 2, "unified", 1 << 20, 64, 8);
+	{
+		const struct amp_reported_cache *l3 = NULL;
+
+		for (int i = 0; i < v.ncache; i++)
+			if (v.cache[i].level == 3)
+				l3 = &v.cache[i];
+		tap_ok(l3 && l3->size == 508ULL << 20 && l3->ways_unknown && l3->sets == 0,
+		       "zen5 legacy: L3 508 MiB, ways unknown (code 9), no sets");
+	}
+	tap_ok(has_note(&v, "sends L3's associativity to 0x8000001D"), "zen5 legacy: notes the hidden leaf for L3");
+	memset(&c, 0, sizeof c);
+	level(&c, "L2", 2, 64, 16, 1 << 20, 724 << 10);
+	level(&c, "L3", 3, 64, 0, 0, 16 << 20);
+	r.hier = &c;
+	amp_compare_build(&r, &v, &t);
+	x = row(&t, "L3", "ways");
+	tap_ok(x && !x->has_cpuid && !x->has_sysfs, "zen5 legacy: L3 ways reported by neither");
+	x = row(&t, "L2", "ways");
+	tap_ok(x && x->verdict == AMP_DIFFER && x->cpuid == 8, "zen5 legacy: measured 16 ways differ from CPUID's 8");
+
 	/* A dump that is not one. */
 	tap_eq(amp_vendor_cpuid_file(&v, fx("zen5-guest", "cache/index0/level")), -1, "a non-dump is refused");
 	tap_has(v.missing, "no CPUID lines", "with a reason");

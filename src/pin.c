@@ -1,0 +1,191 @@
+/* pin.c - the CPU amp pins itself to: the quietest of those it may run on.
+ *
+ * A virtual CPU shares its core with whatever the host runs on the
+ * core's other hardware thread, and that thread's loads take ways of the
+ * shared L1d and L2.  On this project's Zen 5 guest one vCPU had such a
+ * neighbour for minutes at a time: pinned to it, `amp --level=L1d` read
+ * 10 ways and 40 KiB in 5 runs of 5, and L2's eviction sets failed; the
+ * other vCPU read 12 ways and 48 KiB every time.  So before pinning amp
+ * times a short pointer chase (8 to 256 KiB, where a neighbour's loads
+ * slow the L1d's and L2's edges) on each CPU it may use, and keeps the
+ * CPU it started on unless another runs the chases clearly faster. */
+#include "config.h"
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "timer.h"
+#include "util.h"
+
+#define PROBE_CPUS 16              /* at most this many CPUs probed, spread over the mask */
+#define PROBE_MIN (8u << 10)       /* chase sizes: 8 KiB .. */
+#define PROBE_MAX (256u << 10)     /* .. 256 KiB, two an octave */
+#define PROBE_LINE 64u
+#define PROBE_LOADS 16384u         /* loads per timed run (a few tens of microseconds) */
+#define PROBE_RUNS 3               /* the minimum of this many runs per size, CPU and round */
+#define PROBE_ROUNDS 2             /* every CPU in turn, twice: a passing spell hits all alike */
+
+int amp_pin_choose(const double *score, int n, int current)
+{
+	int best = current;
+
+	for (int i = 0; i < n; i++)
+		if (score[i] < score[best])
+			best = i;
+	/* Equal CPUs differ by noise: move only for a clear gain. */
+	return score[best] < (1 - AMP_PIN_MARGIN) * score[current] ? best : current;
+}
+
+#if defined(HAVE_SCHED_SETAFFINITY) && defined(HAVE_SCHED_GETCPU)
+static void *volatile probe_sink;
+
+/* Ticks per load of the cyclic chain from start (the fastest of runs). */
+static double chase_ticks(void **start)
+{
+	double best = 0;
+
+	for (int r = 0; r < PROBE_RUNS; r++) {
+		void **p = start;
+		uint64_t t0 = amp_ticks(), dt;
+
+		for (unsigned i = 0; i < PROBE_LOADS; i += 8) {
+			p = (void **)*p; p = (void **)*p; p = (void **)*p; p = (void **)*p;
+			p = (void **)*p; p = (void **)*p; p = (void **)*p; p = (void **)*p;
+		}
+		dt = amp_ticks() - t0;
+		probe_sink = p;
+		if (r == 0 || (double)dt < best)
+			best = (double)dt;
+	}
+	return best / PROBE_LOADS;
+}
+
+/* A cyclic chain over the first `size` bytes of buf, one pointer per
+ * line, lines in random order (no prefetcher learns a stride). */
+static void build_chain(char *buf, size_t size, uint64_t *order, struct amp_rng *rng)
+{
+	size_t n = size / PROBE_LINE;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	amp_shuffle(order, n, rng);
+	for (size_t i = 0; i < n; i++)
+		*(void **)(buf + order[i] * PROBE_LINE) = buf + order[(i + 1) % n] * PROBE_LINE;
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof one, &one);
+}
+
+/* Adds each CPU's ticks per load over `size` bytes to its score; -1
+ * when affinity is refused on the way. */
+static int probe_size(const int *cpus, int n, char *buf, size_t size, uint64_t *order, struct amp_rng *rng,
+		      double *score)
+{
+	double best[PROBE_CPUS];
+
+	build_chain(buf, size, order, rng);
+	for (int round = 0; round < PROBE_ROUNDS; round++)
+		for (int i = 0; i < n; i++) {
+			double t;
+
+			if (pin_to(cpus[i]) < 0)
+				return -1;
+			chase_ticks((void **)buf); /* warm this CPU's caches */
+			t = chase_ticks((void **)buf);
+			if (round == 0 || t < best[i])
+				best[i] = t;
+		}
+	for (int i = 0; i < n; i++)
+		score[i] += best[i];
+	return 0;
+}
+
+/* Scores (summed ticks per load over the sizes) of cpus[0..n-1]. */
+static int probe(const int *cpus, int n, double *score)
+{
+	uint64_t *order = malloc(PROBE_MAX / PROBE_LINE * sizeof *order);
+	char *buf = aligned_alloc(4096, PROBE_MAX);
+	struct amp_rng rng;
+	int rc = -1;
+
+	if (order && buf) {
+		amp_rng_seed(&rng, 1);
+		for (int i = 0; i < n; i++)
+			score[i] = 0;
+		rc = 0;
+		for (size_t size = PROBE_MIN; size <= PROBE_MAX && rc == 0; size *= 2) {
+			rc = probe_size(cpus, n, buf, size, order, &rng, score);
+			if (rc == 0 && size + size / 2 <= PROBE_MAX)
+				rc = probe_size(cpus, n, buf, size + size / 2, order, &rng, score);
+		}
+	}
+	free(order);
+	free(buf);
+	return rc;
+}
+
+int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
+{
+	static int allowed_cpus[CPU_SETSIZE];
+	cpu_set_t mask;
+	int cpus[PROBE_CPUS], n, allowed = 0, current, pick, at = -1;
+	double score[PROBE_CPUS], most = 0;
+
+	snprintf(how, howlen, "the CPU it started on");
+	if (sched_getaffinity(0, sizeof mask, &mask) < 0 || (current = sched_getcpu()) < 0)
+		return amp_pin_self(why, len);
+	if (CPU_COUNT(&mask) < 2) {
+		snprintf(how, howlen, "the only CPU it may run on");
+		return amp_pin_self(why, len);
+	}
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &mask))
+			allowed_cpus[allowed++] = cpu;
+	/* Every allowed CPU, or PROBE_CPUS of them spread evenly, always
+	 * with the current one. */
+	n = allowed < PROBE_CPUS ? allowed : PROBE_CPUS;
+	for (int i = 0; i < n; i++) {
+		cpus[i] = allowed_cpus[(long)i * allowed / n];
+		if (cpus[i] == current)
+			at = i;
+	}
+	if (at < 0)
+		cpus[at = n - 1] = current;
+	if (probe(cpus, n, score) < 0) {
+		sched_setaffinity(0, sizeof mask, &mask);
+		return amp_pin_self(why, len);
+	}
+	pick = amp_pin_choose(score, n, at);
+	if (pin_to(cpus[pick]) < 0) {
+		snprintf(why, len, "sched_setaffinity: %s", strerror(errno));
+		sched_setaffinity(0, sizeof mask, &mask);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		most = score[i] > most ? score[i] : most;
+	if (pick == at)
+		snprintf(how, howlen, "the CPU it started on, within %.0f%% of the quietest of %d probed "
+			 "(8-256 KiB chases, ticks a load summed: %.1f here, %.1f the most)",
+			 AMP_PIN_MARGIN * 100, n, score[at], most);
+	else
+		snprintf(how, howlen, "the quietest of %d probed (8-256 KiB chases, ticks a load summed: "
+			 "%.1f here, %.1f on CPU %d where it started, %.1f the most)",
+			 n, score[pick], score[at], current, most);
+	return cpus[pick];
+}
+#else
+int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
+{
+	if (howlen)
+		how[0] = '\0';
+	return amp_pin_self(why, len);
+}
+#endif
