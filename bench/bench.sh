@@ -49,4 +49,5 @@ phase "timing: zen5-like (sim cycles)" "$AMP" --sim=zen5-like --timing
 phase "timing: scattered frames, L2 under L1d's ways (pushers, Zen 4-like)" "$AMP" --sim="L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=1M,assoc=8,inclusion=inclusive;L3:size=4M,assoc=16" --sim-pages=random --timing --level=L2
 phase "timing: itanium2, random pages, noise" "$AMP" --sim=itanium2 --timing --sim-pages=random --sim-noise=0.001
 phase "timing: random 12-way L1d, scattered frames, noise" "$AMP" --sim="L1d:size=48K,assoc=12,policy=random;L1i:size=32K;L2:size=2M,assoc=16;MEM:latency=150" --timing --sim-pages=random --sim-noise=0.01 --level=L1d
+phase "timing: zen5-like L1d beside a busy SMT sibling (0.1)" "$AMP" --sim=zen5-like --timing --sim-sibling=0.1 --level=L1d
 phase "cross-check: ppro-200" "$AMP" --sim=ppro-200 --cross-check

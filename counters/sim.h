@@ -44,6 +44,7 @@ struct sim_spec {
 	int n;
 	unsigned mem_latency;    /* cycles for an access that misses every cache */
 	double noise;            /* --sim-noise, 0 <= p < 1 */
+	double sibling;          /* --sim-sibling, 0 <= q < 1 */
 	uint64_t seed;           /* --seed */
 	int pages_random;        /* --sim-pages=random: scattered page frames */
 	uint64_t map_page;       /* granule of the virtual->physical map (4K) */

@@ -114,9 +114,9 @@ struct sim_machine {
 	int map_shift;
 	uint64_t map_k0, map_k1;
 	uint64_t map_i1, map_i2;  /* inverses of MAP_M1, MAP_M2 */
-	uint64_t rng_repl, rng_noise;
-	uint64_t noise_line, noise_storm; /* thresholds on a 64-bit draw */
-	int noisy;
+	uint64_t rng_repl, rng_noise, rng_sibling;
+	uint64_t noise_line, noise_storm, sibling_line; /* thresholds on a 64-bit draw */
+	int noisy, busy_sibling;
 	uint64_t cycles, total, ops[3];
 };
 
@@ -603,6 +603,41 @@ static void noise(struct sim_machine *m, uint64_t va, uint64_t pa, int side)
 		disturb(m);
 }
 
+/* A busy hardware thread beside ours (spec->sibling = q): with
+ * probability q per access it loads a line of its own, which fills the
+ * data side's level-1 and level-2 caches (those a core's threads
+ * share) as any miss would, taking ways from our lines.  Its own
+ * accesses count nowhere (counters count one thread). */
+#define SIBLING_BASE (UINT64_C(1) << 56) /* above any address of ours */
+#define SIBLING_SPAN (UINT64_C(1) << 26) /* its working set: 64 MiB of lines */
+
+static void sibling(struct sim_machine *m)
+{
+	uint64_t pa;
+
+	if (splitmix(&m->rng_sibling) >= m->sibling_line)
+		return;
+	pa = SIBLING_BASE | (splitmix(&m->rng_sibling) & (SIBLING_SPAN - 1));
+	for (int k = 0; k < m->ncpath[0]; k++) {
+		struct level *l = &m->lv[m->cpath[0][k]];
+		uint64_t tag = pa >> l->shift, old;
+		uint32_t set = cache_set(l, pa, pa), slot;
+
+		if (l->lnum > 2)
+			break;
+		if (l->exclusive)
+			continue;
+		slot = find(l, tag, set);
+		if (slot != NONE) {
+			touch(l, slot, set);
+			continue;
+		}
+		old = insert(m, l, tag, set);
+		if (old != INVALID)
+			evicted(m, l, old, 0);
+	}
+}
+
 /* ---- the access ---- */
 
 /* A neighbour-line prefetcher: a miss at l also fills the l->prefetch
@@ -645,6 +680,8 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 		m->ops[op]++;
 	if (m->noisy)
 		noise(m, va, pa, side);
+	if (m->busy_sibling)
+		sibling(m);
 
 	for (k = 0; k < m->ntpath[side]; k++) {
 		struct level *l = &m->lv[m->tpath[side][k]];
@@ -971,6 +1008,10 @@ struct sim_machine *sim_create(const struct sim_spec *spec, char *err, size_t le
 		fail(err, len, "%s", "sim: noise must be in [0, 1)");
 		return NULL;
 	}
+	if (!(spec->sibling >= 0 && spec->sibling < 1)) {
+		fail(err, len, "%s", "sim: sibling must be in [0, 1)");
+		return NULL;
+	}
 	m = calloc(1, sizeof *m);
 	if (!m) {
 		fail(err, len, "%s", "sim: out of memory");
@@ -1002,6 +1043,9 @@ struct sim_machine *sim_create(const struct sim_spec *spec, char *err, size_t le
 	m->noisy = p > 0;
 	m->noise_line = (uint64_t)ldexp(p, 64);
 	m->noise_storm = (uint64_t)ldexp(p / 1000, 64);
+	m->rng_sibling = spec->seed ^ UINT64_C(0x7369626c696e6721);
+	m->busy_sibling = spec->sibling > 0;
+	m->sibling_line = (uint64_t)ldexp(spec->sibling, 64);
 	return m;
 }
 

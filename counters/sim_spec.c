@@ -949,6 +949,7 @@ int sim_spec_parse(const char *text, struct sim_spec *spec, char *err, size_t le
 	}
 	out.mem_latency = ps.lv[E_MEM].latency;
 	out.noise = 0;
+	out.sibling = 0;
 	out.seed = 1;
 	out.pages_random = 0;
 	out.map_page = 4096;

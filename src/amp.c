@@ -656,6 +656,7 @@ int amp_main(int argc, char **argv)
 		if (sim_spec_parse(cfg.sim, &spec, err, sizeof err) < 0)
 			return usage_error(err);
 		spec.noise = cfg.sim_noise;
+		spec.sibling = cfg.sim_sibling;
 		spec.seed = cfg.seed;
 		spec.pages_random = cfg.pages_random;
 		host.sim = sim_create(&spec, err, sizeof err);

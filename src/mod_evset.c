@@ -1176,8 +1176,8 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	/* Below L2, L2's ways + 1 pushers out of the set do (each of its
 	 * lines then has at least as many lines of L2's set between its
 	 * turns as L2 has ways); the rest only made every later walk
-	 * dearer. */
-	if (lv->above->level > 1)
+	 * dearer.  Only fewer: the array holds no more than npush pushers. */
+	if (lv->above->level > 1 && e->npush > (uint64_t)lv->above->thrash_ways + 1)
 		e->npush = (uint64_t)lv->above->thrash_ways + 1;
 	/* The set must thrash, and fit without its first line. */
 	if (thrashes(c, lv, e, e->set, e->nset, e->region, &yes, err, len) < 0)

@@ -23,6 +23,7 @@ const struct amp_option amp_options[] = {
 	{ "backend", 0, "NAME", "use this backend: perf, papi, timer or sim (default: best usable)" },
 	{ "sim", 0, "SPEC", "measure a simulated machine: a preset name or an element list (see amp(1))" },
 	{ "sim-noise", 0, "P", "simulated interference: probability 0 <= P < 1 per access (default 0)" },
+	{ "sim-sibling", 0, "Q", "simulated busy SMT sibling: probability 0 <= Q < 1 per access that it fills a line of L1d and L2 (default 0)" },
 	{ "seed", 0, "N", "seed for random orders, random replacement and noise (default 1)" },
 	{ "sim-pages", 0, "MODE", "simulated page frames: contiguous (default) or random" },
 	{ "counters", 0, NULL, "characterise caches and TLBs with miss counters; fail (status 3) if none" },
@@ -181,6 +182,10 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 			if (amp_parse_double(optarg, 0.0, 1.0, &cfg->sim_noise) < 0)
 				return bad_value(err, len, "sim-noise", optarg, "expected a probability 0 <= P < 1");
 			cfg->sim_noise_given = 1;
+		} else if (is(c, "sim-sibling")) {
+			if (amp_parse_double(optarg, 0.0, 1.0, &cfg->sim_sibling) < 0)
+				return bad_value(err, len, "sim-sibling", optarg, "expected a probability 0 <= Q < 1");
+			cfg->sim_sibling_given = 1;
 		} else if (is(c, "seed")) {
 			if (amp_parse_uint(optarg, 0, UINT64_MAX, &cfg->seed) < 0)
 				return bad_value(err, len, "seed", optarg, "expected a non-negative integer");
@@ -278,8 +283,9 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		snprintf(err, len, "--refresh needs --cache");
 		return -1;
 	}
-	if (!cfg->sim && (cfg->sim_noise_given || cfg->pages_given)) {
-		snprintf(err, len, "%s needs --sim=SPEC", cfg->sim_noise_given ? "--sim-noise" : "--sim-pages");
+	if (!cfg->sim && (cfg->sim_noise_given || cfg->sim_sibling_given || cfg->pages_given)) {
+		snprintf(err, len, "%s needs --sim=SPEC", cfg->sim_noise_given ? "--sim-noise" :
+			 cfg->sim_sibling_given ? "--sim-sibling" : "--sim-pages");
 		return -1;
 	}
 	if (cfg->backend && cfg->sim && strcmp(cfg->backend, "sim") != 0) {

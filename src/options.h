@@ -22,6 +22,8 @@ struct amp_config {
 	const char *sim;         /* --sim SPEC */
 	double sim_noise;
 	int sim_noise_given;
+	double sim_sibling;
+	int sim_sibling_given;
 	uint64_t seed;
 	int pages_random, pages_given;
 	int json;

@@ -1,14 +1,15 @@
 /* pin.c - the CPU amp pins itself to: the quietest of those it may run on.
  *
  * A virtual CPU shares its core with whatever the host runs on the
- * core's other hardware thread, and that thread's loads take ways of the
- * shared L1d and L2.  On this project's Zen 5 guest one vCPU had such a
- * neighbour for minutes at a time: pinned to it, `amp --level=L1d` read
- * 10 ways and 40 KiB in 5 runs of 5, and L2's eviction sets failed; the
- * other vCPU read 12 ways and 48 KiB every time.  So before pinning amp
- * times a short pointer chase (8 to 256 KiB, where a neighbour's loads
- * slow the L1d's and L2's edges) on each CPU it may use, and keeps the
- * CPU it started on unless another runs the chases clearly faster. */
+ * core's other hardware thread.  On this project's Zen 5 guest one vCPU
+ * went through busy spells of minutes: its core clock read 3% lower, L1
+ * hits 4% slower, the sweep's L1d plateau ended at 24 to 36 KiB instead
+ * of 44, and pinned to it `amp --level=L1d` read 10 ways and 40 KiB in 5
+ * runs of 5 (L2's eviction sets failed), while the other vCPU read 12
+ * ways and 48 KiB every time.  So before pinning amp times a short
+ * pointer chase (8 to 256 KiB: the L1d's and L2's edges, where such a
+ * spell shows) on each CPU it may use, and keeps the CPU it started on
+ * unless another runs the chases clearly faster. */
 #include "config.h"
 #include <errno.h>
 #include <sched.h>

@@ -23,7 +23,7 @@ bad_values() {
 	output|curves) printf '%s\n' ;;
 	backend) printf '%s\n' 'perfx' 'PERF' 'sim,perf' ;;
 	sim) printf '%s\n' 'nosuch' 'L1d:size=0' 'L1d:size=16K,assoc=0' 'L1d:size=16K,line=48' 'L1d;;' ;;
-	sim-noise) printf '%s\n' 'x' '-0.1' '1' '1.5' 'nan' 'inf' '0.5x' ;;
+	sim-noise|sim-sibling) printf '%s\n' 'x' '-0.1' '1' '1.5' 'nan' 'inf' '0.5x' ;;
 	seed) printf '%s\n' 'x' '-1' '18446744073709551616' '1.5' ' 1' ;;
 	sim-pages) printf '%s\n' 'huge' 'Random' ;;
 	level) printf '%s\n' 'L0' 'L5' 'L1x' 'TLB' 'l1d ' ;;

@@ -13,7 +13,7 @@ has "$out" "amp 0." "--version prints the version"
 # Bad input: one line on stderr, status 2, nothing on stdout.
 for args in "--level=L9" "--level=" "--votes=0" "--votes=65" "--votes=x" "--nosuch" "--reps=0" "--reps=abc" "--max-size=1K" "--backend=foo" "--sim=" \
 	    "--sim=L9:size=1K" "--sim=L1d:size=16K,assoc=x;L1i:size=16K" "--sim=nosuchpreset" \
-	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--backend=sim" "stray" \
+	    "--sim-noise=0.5" "--sim=pii-233 --sim-noise=2" "--sim-sibling=0.1" "--backend=sim" "stray" \
 	    "--timing --counters" "--cross-check --timing" "--counters --cross-check"; do
 	# shellcheck disable=SC2086
 	run $args
@@ -146,6 +146,25 @@ assert d["memory_latency_ticks"] > 100 and d["phases"][0]["name"] == "calibratio
 else
 	ok 0 "# SKIP python3 not installed"
 fi
+# A busy SMT sibling (it fills a line of L1d and L2 at 1 in 10 of our
+# accesses) shrinks L1d's effective size, not its geometry by timing.
+for pol in lru fifo random; do
+	run --sim="zen5-like;L1d:policy=$pol" --timing --level=L1d --sim-sibling=0.1 --json
+	expect_status 0 "--sim=zen5-like (L1d $pol) --sim-sibling=0.1"
+	if command -v python3 >/dev/null 2>&1; then
+		printf '%s' "$out" | POL=$pol python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+c = {x["name"]: x for x in d["caches"]}["L1d"]
+assert (c["line_size"], c["size"], c["associativity"]) == (64, 49152, 12), c
+assert c["effective_size"] < 45056, c["effective_size"]
+assert c["replacement"] in (os.environ["POL"], None), c["replacement"]
+'
+		ok $? "busy sibling, L1d $pol: 64 B, 48 KiB, 12 ways; effective size below the quiet 44 KiB"
+	else
+		ok 0 "# SKIP python3 not installed"
+	fi
+done
 run --sim=ppro-200 --cross-check --votes=3 --reps=2 -v
 expect_status 0 "--sim=ppro-200 --cross-check"
 has "$out" "Cross-check, counters against timing" "cross-check section"

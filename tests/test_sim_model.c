@@ -757,6 +757,49 @@ static void test_noise(void)
 	       "noise 0.5: context switches empty TLBs (%" PRIu64 " > %" PRIu64 " TLB misses)", h.tlb, z1.tlb);
 }
 
+/* A busy SMT sibling: its lines take ways of L1d and L2 (never L3),
+ * its accesses count nowhere.  A walk of 4 lines in one set of a 4-way
+ * L1d fits it alone; beside a sibling it misses now and then. */
+static void sibling_walk(double q, uint64_t seed, uint64_t *l1, uint64_t *l2, uint64_t *l3, uint64_t *acc)
+{
+	struct sim_spec s = new_spec();
+	struct sim_machine *m;
+
+	s.sibling = q;
+	s.seed = seed;
+	add_cache(&s, "L1d", 1, 4096, 4, 64, SIM_LRU, 4);
+	add_cache(&s, "L2", 2, 32768, 8, 64, SIM_LRU, 12);
+	add_cache(&s, "L3", 3, 1 << 20, 16, 64, SIM_LRU, 40);
+	m = make(&s, "sibling");
+	for (int i = 0; i < 100000; i++)
+		ld(m, (uint64_t)(i % 4) * 1024); /* one set of L1d (way 1 KiB) */
+	*l1 = misses(m, 0, D);
+	*l2 = misses(m, 1, D);
+	*l3 = misses(m, 2, D);
+	*acc = sim_total_accesses(m);
+	sim_destroy(m);
+}
+
+static void test_sibling(void)
+{
+	uint64_t l1, l2, l3, acc, q1, q2, q3, qa, r1, r2, r3, ra;
+	struct sim_spec s = new_spec();
+	char err[256];
+
+	sibling_walk(0, 1, &l1, &l2, &l3, &acc);
+	tap_ok(l1 == 4 && l2 == 4 && l3 == 4, "no sibling: 4 lines of one 4-way set miss once each");
+	sibling_walk(0.2, 1, &q1, &q2, &q3, &qa);
+	sibling_walk(0.2, 1, &r1, &r2, &r3, &ra);
+	tap_ok(q1 > 4 && q1 < 100000 / 2, "sibling 0.2: the set loses lines to it now and then (%" PRIu64 " L1d misses)",
+	       q1);
+	tap_ok(q2 <= q1 && q3 == 4, "sibling 0.2: those come back from L2 (%" PRIu64 " misses), L3 untouched", q2);
+	tap_ok(qa == acc, "sibling 0.2: its own accesses count nowhere (%" PRIu64 ")", qa);
+	tap_ok(q1 == r1 && q2 == r2, "sibling 0.2: one seed, one outcome");
+	s.sibling = 1.0;
+	add_cache(&s, "L1d", 1, 4096, 4, 64, SIM_LRU, 4);
+	tap_ok(sim_create(&s, err, sizeof err) == NULL && strstr(err, "sibling"), "sibling 1 is refused: %s", err);
+}
+
 /* ---- cycles ---- */
 
 static void test_cycles(void)
@@ -966,6 +1009,7 @@ int main(int argc, char **argv)
 	test_tlb();
 	test_pages();
 	test_noise();
+	test_sibling();
 	test_cycles();
 	test_flush();
 	test_split_l2();
