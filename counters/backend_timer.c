@@ -86,7 +86,7 @@ static void timer_close(struct amp_cset *set)
 
 const struct amp_backend_ops amp_backend_timer = {
 	.name = "timer",
-	.summary = "cycle timer only (rdtscp / cntvct / clock_gettime); the timing fallback",
+	.summary = "cycle timer only (rdtsc / cntvct / clock_gettime); the timing fallback",
 	.priority = 10,
 	.auto_select = 1,
 	.probe = timer_probe,

@@ -5,7 +5,7 @@
 static const char *timer_source(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	return "rdtscp";
+	return "rdtsc";
 #elif defined(__aarch64__)
 	return "cntvct_el0";
 #else

@@ -1,4 +1,4 @@
-/* timer.h - the cycle timer every timing measurement uses: rdtscp on
+/* timer.h - the cycle timer every timing measurement uses: rdtsc on
  * x86-64, cntvct_el0 on aarch64, clock_gettime(CLOCK_MONOTONIC_RAW)
  * elsewhere, and its calibration (tick rate, resolution, overhead). */
 #ifndef AMP_TIMER_H
@@ -18,15 +18,19 @@ static inline uint64_t amp_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One timer read.  rdtscp waits for earlier instructions to finish, so
- * the loads being timed are not left outside the bracket; the lfence
- * after it keeps later ones from starting before it (a single timed
- * load, as in an eviction test, would otherwise be issued early). */
+/* One timer read.  The lfence before rdtsc waits for earlier
+ * instructions to finish, so the loads being timed are not left outside
+ * the bracket; the one after keeps later ones from starting before it
+ * (a single timed load, as in an eviction test, would otherwise be
+ * issued early).  Not rdtscp, which orders the same way: a Zen 5
+ * Firecracker guest's CPUID hides RDTSCP (the instruction still runs
+ * there, but valgrind then refuses it, and a CPU without it would
+ * raise SIGILL); rdtsc is in every x86-64. */
 static inline uint64_t amp_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi, aux;
-	__asm__ __volatile__("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) :: "memory");
 	return ((uint64_t)hi << 32) | lo;
 #elif defined(__aarch64__)
 	uint64_t v;
@@ -38,7 +42,7 @@ static inline uint64_t amp_ticks(void)
 }
 
 struct amp_timer_cal {
-	const char *source;      /* "rdtscp", "cntvct_el0", "clock_gettime" */
+	const char *source;      /* "rdtsc", "cntvct_el0", "clock_gettime" */
 	double ticks_per_ns;     /* measured against CLOCK_MONOTONIC_RAW */
 	double resolution_ticks; /* smallest non-zero difference of two reads */
 	double overhead_ticks;   /* smallest cost of one read-read pair */

@@ -536,7 +536,7 @@ static int run_once(const struct amp_plan *plan, const struct amp_host *host, st
 
 /* The mean of the middle half of v[0..n-1] (sorts it): robust to the
  * runs an interrupt slowed, and finer than a coarse timer's step (a
- * guest's rdtscp may advance 26 ticks at a time: single reads of one
+ * guest's TSC may advance 26 ticks at a time: single reads of one
  * load land on either side of its true cost). */
 static double midmean_of(double *v, unsigned n)
 {

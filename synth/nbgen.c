@@ -260,7 +260,7 @@ static int regs_length(int n)
  * of its own while every variable is live, so the count came out two
  * short.  The variables are read from volatiles after the first timer
  * read and written back before the second, so none is live across
- * rdtscp (which clobbers three registers on x86-64); the few loads and
+ * the timer read (rdtsc clobbers two registers on x86-64); the few loads and
  * stores are the same for every N and vanish in the iterations. */
 static void emit_regs(const struct config *c, int n)
 {

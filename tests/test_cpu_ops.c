@@ -94,7 +94,7 @@ static int count_insns(const char *file, const char *fn, const char *mn)
 			n = 0;
 			continue;
 		}
-		if (strcmp(word, "rdtscp") == 0) {
+		if (strcmp(word, "rdtsc") == 0) {
 			if (in_loop)
 				break;
 			in_loop = 1;
