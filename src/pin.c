@@ -4,9 +4,9 @@
  * core's other hardware thread.  On this project's Zen 5 guest one vCPU
  * went through busy spells of minutes: its core clock read 3% lower, L1
  * hits 4% slower, the sweep's L1d plateau ended at 24 to 36 KiB instead
- * of 44, and pinned to it `amp --level=L1d` read 10 ways and 40 KiB in 5
- * runs of 5 (L2's eviction sets failed), while the other vCPU read 12
- * ways and 48 KiB every time.  So before pinning amp times a short
+ * of 44; runs pinned to it read L1d's 10 ways and 40 KiB in 5 of 7 (L2's
+ * ways inconclusive in 4 of 5), while the 4 pinned to the other vCPU in
+ * between read 12 ways and 48 KiB.  So before pinning amp times a short
  * pointer chase (8 to 256 KiB: the L1d's and L2's edges, where such a
  * spell shows) on each CPU it may use, and keeps the CPU it started on
  * unless another runs the chases clearly faster. */
