@@ -483,6 +483,30 @@ static int run(const struct amp_config *cfg, const struct amp_host *host)
 }
 
 /* The measurement proper and its report. */
+/* The other CPUs' load while amp measures (load.c): read once pinned,
+ * and again before --cpu's own threads. */
+static struct amp_load others_at_start;
+static int others_started;
+
+static void others_begin(void)
+{
+	others_started = amp_load_read("/proc/stat", &others_at_start) == 0;
+}
+
+static void others_end(struct amp_report *r, const struct amp_host *host)
+{
+	static struct amp_load now;
+
+	if (host->sim)
+		snprintf(r->others_reason, sizeof r->others_reason, "a simulated machine");
+	else if (!others_started || amp_load_read("/proc/stat", &now) < 0)
+		snprintf(r->others_reason, sizeof r->others_reason, "/proc/stat has no per-CPU times");
+	else if (!r->pinned_cpu.known)
+		snprintf(r->others_reason, sizeof r->others_reason, "amp is not pinned: every CPU may be its own");
+	else if (amp_load_others(&others_at_start, &now, (int)r->pinned_cpu.value, &r->others) < 0)
+		snprintf(r->others_reason, sizeof r->others_reason, "no other CPU");
+}
+
 static int measure_and_report(const struct amp_config *cfg, const struct amp_host *host,
 			      const struct amp_report **done)
 {
@@ -558,6 +582,7 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 			amp_num_set(&r.pinned_cpu, cpu);
 		else
 			amp_num_unknown(&r.pinned_cpu, "%s", err);
+		others_begin();
 		cal = amp_timer();
 		snprintf(r.tick_unit, sizeof r.tick_unit, "%s tick, %.1f MHz (constant rate, not core cycles)",
 			 cal->source, cal->ticks_per_ns * 1000.0);
@@ -621,6 +646,7 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "timing", &t);
 	}
+	others_end(&r, host);
 	if (cfg->cpu && characterise_cpu(cfg, host, &sw, &r, &t) != AMP_EXIT_OK)
 		status = AMP_EXIT_FAILED;
 	r.wall_seconds = (double)(amp_now_ns() - t0) / 1e9;

@@ -88,6 +88,13 @@ void amp_emit_json(const struct amp_report *r, FILE *out)
 	num(out, "counter_overhead_ticks", &r->counter_overhead_ticks, ",\n  ");
 	num(out, "pinned_cpu", &r->pinned_cpu, ", ");
 	str(out, "pinned_how", r->pinned_cpu.known && r->pinned_how[0] ? r->pinned_how : NULL, ",\n");
+	if (r->others.known)
+		fprintf(out, "  \"other_cpus\": {\"cpus\": %d, \"busy\": %.3f, \"busiest_cpu\": %d, \"busiest_busy\": %.3f},\n",
+			r->others.ncpus, r->others.share, r->others.busiest, r->others.busiest_share);
+	else {
+		fputs("  \"other_cpus\": null, ", out);
+		str(out, "other_cpus_reason", r->others_reason, ",\n");
+	}
 	fputs("  \"reported\": {", out);
 	if (r->nreported)
 		str(out, "source", r->reported_source, ", ");

@@ -139,6 +139,17 @@ void amp_emit_text(const struct amp_report *r, FILE *out)
 		amp_compare_text(r, r->vendor, r->compare, out);
 	if (r->cpusys)
 		amp_cpusys_emit_text(r->cpusys, out);
+	if (r->others.known) {
+		if (r->others.ncpus == 1)
+			fprintf(out, "\nOther CPUs: CPU %d busy %.0f%% of the run", r->others.busiest,
+				100 * r->others.busiest_share);
+		else
+			fprintf(out, "\nOther CPUs: %d busy %.0f%% of the run together; the busiest, CPU %d, %.0f%%",
+				r->others.ncpus, 100 * r->others.share, r->others.busiest, 100 * r->others.busiest_share);
+		if (r->others.busiest_share >= AMP_OTHERS_BUSY)
+			fputs("\n  (a busy CPU that shares amp's core or caches makes them look smaller: measure again on an idle machine)",
+			      out);
+	}
 	fprintf(out, "\nWall time: %.2f s\n", r->wall_seconds);
 }
 

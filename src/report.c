@@ -32,6 +32,7 @@ void amp_report_init(struct amp_report *r)
 	amp_num_unknown(&r->timer_overhead_ticks, "not calibrated");
 	amp_num_unknown(&r->counter_overhead_ticks, "not measured");
 	amp_num_unknown(&r->pinned_cpu, "not pinned");
+	snprintf(r->others_reason, sizeof r->others_reason, "not read");
 	amp_num_unknown(&r->core_mhz, "not measured");
 	amp_num_unknown(&r->memory_ticks, "not measured");
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "counters.h"
+#include "load.h"
 #include "measure.h"
 
 #define AMP_FORMAT_VERSION 1
@@ -67,6 +68,8 @@ struct amp_report {
 	struct amp_num counter_overhead_ticks;
 	struct amp_num pinned_cpu;
 	char pinned_how[192];   /* how amp chose it (pin.c) */
+	struct amp_others others;       /* the other CPUs while amp measured (load.c) */
+	char others_reason[AMP_REASON_LEN]; /* why not known */
 	struct amp_num core_mhz;        /* measured: dependent integer adds */
 	double cycles_per_tick;         /* core cycles per tick; 0 unknown */
 	/* What the system (or the spec) says */

@@ -117,6 +117,24 @@ else
 	st=$?
 	ok $st "L1d has a row with its line and size, or ? with a reason"
 	[ "$st" -eq 0 ] || diag "$(echo "$out" | grep -A2 '^  level')"
+	# The other CPUs' load (load.c): a busy loop on CPU 0 shows while
+	# amp runs on CPU 1.
+	if command -v taskset >/dev/null 2>&1 && taskset -c 0,1 true 2>/dev/null && command -v python3 >/dev/null 2>&1; then
+		taskset -c 0 sh -c 'while :; do :; done' &
+		spin=$!
+		out=$(taskset -c 1 "$AMP" --level=L1d --reps=3 --votes=3 --json 2>/dev/null)
+		kill "$spin"
+		printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+o = d["other_cpus"]
+assert d["pinned_cpu"] == 1, d["pinned_cpu"]
+assert o["cpus"] >= 1 and o["busiest_busy"] >= 0.5 and 0 <= o["busy"] <= 1, o
+'
+		ok $? "a CPU kept busy shows in other_cpus"
+	else
+		ok 0 "# SKIP needs taskset, python3 and two CPUs"
+	fi
 fi
 
 # The timing path on simulated machines: known answers.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "amp.h"
 #include "counters.h"
 #include "jumpchain.h"
@@ -17,6 +18,7 @@
 #include "timing.h"
 #include "measure.h"
 #include "memlimit.h"
+#include "load.h"
 
 /* Older kernels' headers lack it (the hint alone then; EEXIST never). */
 #ifdef MAP_FIXED_NOREPLACE
@@ -448,9 +450,45 @@ static void test_pin(void)
 	}
 }
 
+/* The other CPUs' load from two /proc/stat readings (load.c). */
+static void test_load(void)
+{
+	static struct amp_load a, b;
+	struct amp_others o;
+	char path[] = "/tmp/amp-stat-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
+		tap_ok(0, "load: a scratch file");
+		return;
+	}
+	fputs("cpu  300 0 100 1000 0 0 0 0 0 0\ncpu0 100 0 50 500 0 0 0 0 0 0\n"
+	      "cpu1 200 0 50 500 0 0 0 0 0 0\ncpu3 0 0 0 100 0 0 0 0 0 0\nintr 1 2 3\n", f);
+	fclose(f);
+	tap_eq(amp_load_read(path, &a), 0, "load: /proc/stat read");
+	tap_ok(a.n == 3 && a.cpu[2] == 3 && a.busy[1] == 250 && a.all[1] == 750,
+	       "load: per-CPU lines only, busy = user+nice+system+irq+softirq");
+	f = fopen(path, "w");
+	/* 100 jiffies later: CPU 0 (amp's) busy, CPU 1 busy 90, CPU 3 idle,
+	 * CPU 5 new (not compared), steal counted in the time. */
+	fputs("cpu0 200 0 50 500 0 0 0 0\ncpu1 280 0 60 500 0 0 0 10\ncpu3 0 0 0 200 0 0 0 0\n"
+	      "cpu5 0 0 0 50 0 0 0 0\n", f);
+	fclose(f);
+	tap_eq(amp_load_read(path, &b), 0, "load: the second reading");
+	tap_eq(amp_load_others(&a, &b, 0, &o), 0, "load: others of CPU 0");
+	tap_ok(o.ncpus == 2 && o.busiest == 1 && o.busiest_share > 0.89 && o.busiest_share < 0.91,
+	       "load: CPU 1 the busiest, 90%% (%.3f)", o.busiest_share);
+	tap_ok(o.share > 0.44 && o.share < 0.46, "load: 90 of 200 jiffies together (%.3f)", o.share);
+	tap_eq(amp_load_others(&a, &a, 0, &o), -1, "load: no time passed: nothing to say");
+	unlink(path);
+	tap_eq(amp_load_read(path, &a), -1, "load: a missing file");
+}
+
 int main(void)
 {
 	test_pin();
+	test_load();
 	test_plans();
 	test_sim_runner();
 	test_real_runner();
