@@ -7,9 +7,8 @@
  * 12 ways hold its lines (11 lines of one set missed half the time) in
  * 34 of 183 runs (loops of ours on either vCPU did not reproduce it:
  * the cause there is not known).  amp cannot tell which CPUs share its
- * core in a guest;
- * it reports how busy the others were, so a reader knows when to
- * measure again on an idle machine. */
+ * core in a guest; it reports how busy the others were, so a reader
+ * knows when to measure again on an idle machine. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
