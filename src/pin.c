@@ -85,6 +85,21 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof one, &one);
 }
 
+int amp_pin_self(char *why, size_t len)
+{
+	int cpu = sched_getcpu();
+
+	if (cpu < 0) {
+		snprintf(why, len, "sched_getcpu: %s", strerror(errno));
+		return -1;
+	}
+	if (pin_to(cpu) < 0) {
+		snprintf(why, len, "sched_setaffinity: %s", strerror(errno));
+		return -1;
+	}
+	return cpu;
+}
+
 /* Adds each CPU's ticks per load over `size` bytes to its score; -1
  * when affinity is refused on the way. */
 static int probe_size(const int *cpus, int n, char *buf, size_t size, uint64_t *order, struct amp_rng *rng,
@@ -183,6 +198,12 @@ int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
 	return cpus[pick];
 }
 #else
+int amp_pin_self(char *why, size_t len)
+{
+	snprintf(why, len, "CPU affinity is not supported on this system");
+	return -1;
+}
+
 int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
 {
 	if (howlen)

@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,29 +150,6 @@ int amp_read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
-}
-
-int amp_pin_self(char *why, size_t len)
-{
-#if defined(HAVE_SCHED_SETAFFINITY) && defined(HAVE_SCHED_GETCPU)
-	cpu_set_t set;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0) {
-		snprintf(why, len, "sched_getcpu: %s", strerror(errno));
-		return -1;
-	}
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof set, &set) < 0) {
-		snprintf(why, len, "sched_setaffinity: %s", strerror(errno));
-		return -1;
-	}
-	return cpu;
-#else
-	snprintf(why, len, "CPU affinity is not supported on this system");
-	return -1;
-#endif
 }
 
 void amp_shuffle(uint64_t *v, size_t n, struct amp_rng *r)
