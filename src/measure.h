@@ -273,6 +273,12 @@ int amp_thrashes(const struct amp_level *lv, double rate);
  * ways misses that little). */
 int amp_misses_some(const struct amp_level *lv, double rate);
 
+/* Whether eviction sets of `plain` lines found without pushers fit an
+ * exclusive level of `ways` ways under a level of `above` ways: they
+ * hold its ways and L1's (L1 passes its victims on), at least its ways
+ * and half of L1's (mod_evset.c). */
+int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
+
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */
 typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,

@@ -132,6 +132,7 @@ struct evset {
 	uint64_t warm;             /* the warm-up line: the target xor this */
 	uint64_t l1[AMP_MAX_CONG]; /* lines of the target's L1 set that do not evict it */
 	uint64_t nl1;
+	uint64_t plain;            /* the set's lines found before pushers (0: none) */
 	/* Counters: the pool lines the search walked (the set among them),
 	 * and sampled lines past them that joined the set. */
 	uint64_t searched;
@@ -600,10 +601,50 @@ static int evicting_prefix(struct amp_ctx *c, const struct amp_level *lv, const 
 	}
 }
 
-/* Timing, a level with at most one way more than L1 above it: a minimal
- * set that evicts the target overflows L1's set too, so it may hold
- * only some of this level's ways and lines of other sets (it is then
- * L1's ways long, whatever this level's).  Pushers settle it: lines of
+/* Timing: every pusher must be one the set spares.  One it needs is a
+ * line of its set here that L1 kept through the walk that tested it,
+ * so it read as spared (an Intel family 6 model 207 guest's L1d keeps
+ * some lines of a walk of its set), and the set came out a line short:
+ * 15 lines for 16 in about 1 vote of 8 there.  Such a line joins the
+ * set; the pushers go on without it.  0, or -1 with err. */
+static int pushers_spared(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, uint64_t target,
+			  uint64_t *set, uint64_t *n, char *err, size_t len)
+{
+	for (uint64_t i = 0; i < e->npush;) {
+		uint64_t x = e->push[i];
+		int yes = 0;
+
+		e->push[i] = e->push[--e->npush];
+		for (int k = 0; k < 2 && !yes; k++)
+			if (evicts(c, e, target, set, *n, VERIFY_REPS, NULL, &yes, err, len) < 0)
+				return -1;
+		if (yes) { /* spared: x goes back */
+			e->push[e->npush++] = e->push[i];
+			e->push[i++] = x;
+			continue;
+		}
+		if (*n + 1 >= AMP_MAX_CONG) {
+			snprintf(err, len, "%s: its eviction set grew past %d lines", lv->name, AMP_MAX_CONG);
+			return -1;
+		}
+		set[(*n)++] = x;
+	}
+	if (e->npush < (uint64_t)lv->above->assoc.value) {
+		snprintf(err, len, "%s: %llu of its pushers (lines of %s's set out of its set here) are in its set",
+			 lv->name, (unsigned long long)((uint64_t)lv->above->assoc.value + 2 - e->npush),
+			 lv->above->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Timing, a level below L1: a minimal set that evicts the target
+ * overflows L1's set too.  Where this level has at most one way more
+ * than L1, the set may hold only some of this level's ways and lines of
+ * other sets (it is then L1's ways long, whatever this level's); where
+ * it has more, L1 keeps some of the walk's lines, this level never sees
+ * them, and the set holds more lines than its ways (an Intel family 6
+ * model 207 guest: 17 to 19 for 16).  Pushers settle it: lines of
  * the target's L1 set out of its set here, walked after every walk
  * (evicts appends them), so each line leaves L1 and only this level can
  * keep it.  The set found holds at least this level's ways of the
@@ -645,7 +686,7 @@ static int timed_pushers(struct amp_ctx *c, const struct amp_level *lv, struct e
 	}
 	if (reduce_target(c, lv, e, target, set, n, err, len) < 0 || prune_target(c, lv, e, target, set, n, err, len) < 0)
 		return -1;
-	return 0;
+	return pushers_spared(c, lv, e, target, set, n, err, len);
 }
 
 /* Timing: the base walk, n lines of the target's L1 set that push it
@@ -690,7 +731,12 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	e->spacing = pool_spacing(c, lv);
 	e->npool = TARGET_POOL;
 	e->region = (e->npool + 1) * e->spacing;
-	if (amp_arena_open(&e->arena, e->region, 0, err, len) < 0)
+	/* Huge pages where granted: where the host backs them with
+	 * contiguous frames the pool spreads evenly over this level's page
+	 * colours (an Intel family 6 model 207 guest's small pages held few:
+	 * 64 to 128 lines at one offset evicted a line of its 16-way L2,
+	 * where 32 colours take 512); scattered frames are no worse. */
+	if (amp_arena_open(&e->arena, e->region, 1, err, len) < 0)
 		return -1;
 	/* The target's page first, the pool's pages after it in a random
 	 * order (walks in address order would train a prefetcher). */
@@ -739,7 +785,8 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	free(s);
 	if (!n)
 		return -1;
-	if (lv->above->level == 1 && n <= (uint64_t)lv->above->assoc.value + 1 &&
+	e->plain = n;
+	if (lv->above->level == 1 && lv->above->assoc.known &&
 	    timed_pushers(c, lv, e, target, best, &n, err, len) < 0)
 		return -1;
 	e->set[0] = target;
@@ -2255,6 +2302,14 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		return kept_otherwise(c, lv, e, value,
 				      "above it is direct-mapped: no line can be kept there through a walk of its set", err,
 				      len);
+	if (lv->method == AMP_METHOD_TIMING && amp_replaces_at_random(up)) {
+		/* Touches do not keep K there: any miss may take it, and the
+		 * test and its control differ by chance (a NINE L2 under a
+		 * random 12-way L1d read inclusive on the simulated machine). */
+		snprintf(err, len, "%s: %s replaces at random, so a line touched between the lines of a walk of its set is not kept there",
+			 lv->name, up->name);
+		return -1;
+	}
 	if (lv->method == AMP_METHOD_TIMING && (words < 2 || 2 * every > (uint64_t)up->assoc.value)) {
 		snprintf(err, len, "%s: %s's %lld-byte lines hold too few words to keep a line there through a walk of %llu lines",
 			 lv->name, up->name, (long long)up->line.value, (unsigned long long)ways);
@@ -2318,7 +2373,49 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	amp_trace_point(lv, amp_method_names[lv->method], "reload",
 			"0: the kept line's walks, 1: its reload after L1 let it go", 1, "extra", unit, d, 0);
 	*value = d > miss / 2 ? AMP_INCL_NINE : AMP_INCL_EXCLUSIVE;
+	/* By timing that reload also hits where this level kept K through
+	 * the walk (a policy that spares a line from a stream of others).
+	 * An exclusive level's set without pushers held L1's ways besides
+	 * its own (L1 passed its victims here); one that held fewer is no
+	 * exclusive pair.  On an Intel family 6 model 207 guest: 16 to 19
+	 * lines without pushers, 16 with them, and the reload hit. */
+	if (*value == AMP_INCL_EXCLUSIVE && lv->method == AMP_METHOD_TIMING && e->plain &&
+	    !amp_exclusive_fits(e->plain, ways, (uint64_t)up->assoc.value)) {
+		snprintf(err, len, "%s: a line L1 let go after a walk of its set hit here, as in an exclusive level, but sets without pushers held %llu lines, where an exclusive one holds its %llu ways and most of %s's %lld: it kept the line through the walk",
+			 lv->name, (unsigned long long)e->plain, (unsigned long long)ways, up->name,
+			 (long long)up->assoc.value);
+		return -1;
+	}
 	return 0;
+}
+
+int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above)
+{
+	return 2 * plain >= 2 * ways + above;
+}
+
+extern const struct amp_module amp_module_replacement;
+
+/* The inclusion votes.  By timing L1's replacement comes first, ahead
+ * of its turn: under a random one the kept-line test is refused. */
+static void inclusion_vote(struct amp_ctx *c, struct amp_level *lv)
+{
+	unsigned sets = 0, fewer = 0;
+
+	if (lv->method == AMP_METHOD_TIMING && lv->above->level == 1)
+		amp_run_module(c, &amp_module_replacement, lv->above);
+	amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+	if (lv->method != AMP_METHOD_TIMING)
+		return;
+	/* Sets without pushers too small for an exclusive pair rule
+	 * exclusion out, whatever the kept-line test said (mod_write.c
+	 * then measures the write policy). */
+	for (unsigned v = 0; v < c->votes && v < AMP_MAX_VOTES; v++)
+		if (found[v].nset > 1 && found[v].plain) {
+			sets++;
+			fewer += !amp_exclusive_fits(found[v].plain, found[v].nset - 1, (uint64_t)lv->above->assoc.value);
+		}
+	lv->not_exclusive = 2 * fewer > sets;
 }
 
 /* Below L1: physically indexed levels; by timing always, with counters
@@ -2617,7 +2714,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	pushed_sets = pushed(c);
 	stores_want_joiners = 0;
 	if (!pushed_sets) {
-		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+		inclusion_vote(c, lv);
 		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
 		    exclusive_own_ways(lv, &ways) < 0)
 			return without_ways(lv);
@@ -2625,7 +2722,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
 	if (pushed_sets || (stores_want_joiners && !amp_param_conclusive(&lv->inclusion)))
-		amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
+		inclusion_vote(c, lv);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, lv->thrash_ways); /* an exclusive pair's sets: its ways and L1's */
 	if (pushed_sets && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE)

@@ -575,6 +575,22 @@ static void test_inclusion(void)
 	}
 }
 
+/* The check behind an exclusive verdict by timing: an exclusive L2's
+ * sets without pushers hold its ways and L1's (28 lines for 16 under
+ * 12 on the simulated machine: test_inclusion's exclusive rows); the
+ * Intel family 6 model 207 guest's NINE-like L2 (16 ways under a 12-way
+ * L1d) gave 16 to 19 with a reload that hit as an exclusive level's. */
+static void test_exclusive_fits(void)
+{
+	for (uint64_t plain = 16; plain <= 19; plain++)
+		tap_ok(!amp_exclusive_fits(plain, 16, 12), "exclusive fits: %llu lines without pushers, 16 ways under 12: no",
+		       (unsigned long long)plain);
+	tap_ok(amp_exclusive_fits(28, 16, 12), "exclusive fits: 28 lines (16 + 12): yes");
+	tap_ok(amp_exclusive_fits(22, 16, 12), "exclusive fits: 22 lines (16 + half of 12): yes");
+	tap_ok(!amp_exclusive_fits(21, 16, 12), "exclusive fits: 21 lines: no");
+	tap_ok(amp_exclusive_fits(6, 4, 4), "exclusive fits: 6 lines, 4 ways under 4: yes");
+}
+
 /* L1d's replacement by timing (AMP 3.5's rounds, each plan's probe
  * misses beyond a base plan whose probe hits): lru, tree plru and fifo
  * L1ds of 4 to 16 ways (plru on powers of two), lines of 32 and 64 B,
@@ -663,6 +679,34 @@ static void test_random_l1(void)
 									 : l1->replacement.reason);
 		timed_free(t);
 	}
+}
+
+/* L2's inclusion by timing under a random L1d: touches do not keep a
+ * line there, so the kept-line test is refused with that reason (it read
+ * a NINE L2 as inclusive before); L2's own geometry still comes out,
+ * and its write allocation, since sets without pushers too small for an
+ * exclusive pair rule exclusion out. */
+static void test_random_l1_inclusion(void)
+{
+	const char *spec = "L1d:size=48K,assoc=12,line=64,latency=4,policy=random;L1i:size=32K;"
+			   "L2:size=2M,assoc=16,line=64,latency=14,inclusion=nine;MEM:latency=150";
+	struct timed *t = timed_new_only(spec, 0.0005, 11, 1, 3, 0, "L2", "random L1d, NINE L2");
+	const struct amp_level *l2;
+	char got[160];
+	int ok;
+
+	if (!t)
+		return;
+	l2 = mod_sim_level(&t->ms, "L2");
+	ok = exact(t, "L2", got, sizeof got);
+	tap_ok(ok, "random L1d, NINE L2: %s", got);
+	tap_ok(l2 && !l2->inclusion.known && strstr(l2->inclusion.reason, "replaces at random"),
+	       "random L1d, NINE L2: inclusion unknown (%s)",
+	       !l2 ? "no L2" : l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : l2->inclusion.reason);
+	tap_ok(l2 && l2->not_exclusive && amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == 1,
+	       "random L1d, NINE L2: not exclusive, write allocation %s",
+	       !l2 ? "no L2" : amp_param_conclusive(&l2->write_allocate) ? "allocate" : l2->write_allocate.reason);
+	timed_free(t);
 }
 
 /* L1d's replacement by timing against its overflow share: an LRU L1d
@@ -781,6 +825,8 @@ int main(void)
 	test_replacement();
 	test_random_l1();
 	test_overflow_rules_out();
+	test_exclusive_fits();
+	test_random_l1_inclusion();
 	test_eviction_test();
 	test_quiet_gate();
 	return tap_done();
