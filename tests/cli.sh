@@ -151,9 +151,9 @@ assert (c["L2"]["line_size"], c["L2"]["size"], c["L2"]["associativity"]) == (32,
 assert c["L1d"]["method"] == "timing" and c["L1d"]["latency_ticks"] == 4
 # L2 inclusion by timing needs words enough in L1d lines to keep one
 # there: 32 B lines under a 2-way L1d have too few.  Its eviction sets
-# without pushers (too small for an exclusive pair, which holds L2's
-# ways and L1d's) rule exclusion out, so its write allocation is
-# measured all the same.
+# without pushers (too small for an exclusive pair, which holds the
+# ways of L2 and of L1d) rule exclusion out, so its write allocation
+# is measured all the same.
 assert c["L2"]["inclusion"] is None and "too few words" in c["L2"]["parameters"]["inclusion"]["reason"]
 assert c["L2"]["write_allocate"] is True and c["L2"]["parameters"]["write_allocate"]["accesses"] > 0
 # L1d replacement by timing (the simulated L1d is lru).
