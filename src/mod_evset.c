@@ -44,6 +44,8 @@
 #include "trace.h"
 #include "util.h"
 
+extern const struct amp_module amp_module_replacement;
+
 #define POOL_MIN 16
 /* Misses per walk that mark a walk as thrashing: an over-full LRU set
  * misses all its lines, at least ways + 1 of them. */
@@ -2393,8 +2395,6 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above)
 {
 	return 2 * plain >= 2 * ways + above;
 }
-
-extern const struct amp_module amp_module_replacement;
 
 /* The inclusion votes.  By timing L1's replacement comes first, ahead
  * of its turn: under a random one the kept-line test is refused. */
