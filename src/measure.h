@@ -279,6 +279,14 @@ int amp_misses_some(const struct amp_level *lv, double rate);
  * and half of L1's (mod_evset.c). */
 int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
 
+/* The line below L2 from page-offset classes whose edge passed the line
+ * above and access pairs (mod_block.c): prefetchers only push either
+ * edge up, so pairs decide where they agree with the classes or read
+ * the line above (a pair one line above apart paid the level below: no
+ * prefetcher brought it, and a longer line would have held it).  0 with
+ * *line, or -1 where they disagree otherwise. */
+int amp_class_line(int64_t classes, int64_t pairs, int64_t above_line, int64_t *line);
+
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */
 typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,

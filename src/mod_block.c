@@ -324,7 +324,8 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
  * away cost an L3 hit there).  One that fills neighbouring lines into
  * this level does: its fills join the class unmoved, so the edge can
  * only grow.  An edge at the line above is therefore the line; a
- * larger one must be confirmed by access pairs. */
+ * larger one must be confirmed by access pairs, which prefetchers can
+ * only push up too: pairs that read the line above outweigh it. */
 #define CLASS_PASSES 2
 #define CLASS_REPS 5            /* the hit and the miss below differ by far more than its noise */
 #define CLASS_TARGETS 8         /* pages: one target a vote */
@@ -510,14 +511,14 @@ static int class_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 		*value = (int64_t)b;
 		if (b > above_line && above_line) {
 			/* A prefetcher filling neighbours here reads alike:
-			 * access pairs must find the same line. */
+			 * access pairs decide (amp_class_line). */
 			int64_t pairs;
 
 			if (pairs_vote(c, lv, v, &pairs, err, len) < 0)
 				return -1;
-			if (pairs != *value) {
+			if (amp_class_line((int64_t)b, pairs, (int64_t)above_line, value) < 0) {
 				snprintf(err, len, "%s: page-offset classes read a line of %lld B, access pairs %lld B: a prefetcher that fills neighbouring lines here reads alike",
-					 lv->name, (long long)*value, (long long)pairs);
+					 lv->name, (long long)b, (long long)pairs);
 				return -1;
 			}
 		}
@@ -525,6 +526,14 @@ static int class_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	}
 	snprintf(err, len, "%s: its page-offset class moved by up to 256 B still evicts its target", lv->name);
 	return -1;
+}
+
+int amp_class_line(int64_t classes, int64_t pairs, int64_t above_line, int64_t *line)
+{
+	if (pairs != classes && pairs != above_line)
+		return -1;
+	*line = pairs;
+	return 0;
 }
 
 /* L1 runs first (the eviction sets below size their pools by its

@@ -2245,15 +2245,58 @@ static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const stru
 	return 0;
 }
 
-/* Counters: where L1 cannot keep a line (why says how), stores past it
- * or code kept in the L1i stand in; -1 with why and the reasons neither
- * can. */
+/* Counters, where a line here is at least twice every line above and
+ * no longer than a way of any: the set's lines with the bit of half a
+ * line here flipped are the same lines here, but lie in other sets of
+ * every level above, so K stays there while they take its line here.
+ * K loaded, them walked 1 + 4 x ways times (random replacement here
+ * too), K loaded again: it misses here only where an inclusive level
+ * took it from above, else NINE (an exclusive level has the line of
+ * the level above, amp(1) says: not this one).  Checked first: with a way fewer of
+ * them K stays above (a bit that is no index bit above would evict it
+ * there, and every level would read inclusive). */
+static int inclusion_by_offset(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
+			       char *err, size_t len)
+{
+	uint64_t half = (uint64_t)lv->line.value / 2, walk[AMP_SET_LINES_MAX], n = set_others(e, walk);
+	uint64_t ways = e->nset - 1;
+	unsigned times = (unsigned)(1 + 4 * ways);
+	double kept, reload;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (!lv->line.known || !a->line.known || (uint64_t)a->line.value > half || !a->way.known ||
+		    (uint64_t)a->way.value < 2 * half) {
+			snprintf(err, len, "not twice %s's line", a->name);
+			return -1;
+		}
+	for (uint64_t i = 0; i < n; i++)
+		walk[i] ^= half;
+	if (probed_after(c, lv, e, e->set[0], AMP_OP_TOUCH, walk, ways - 1, AMP_OP_TOUCH, times, AMP_OP_TOUCH,
+			 lv->above->ev, &kept, err, len) < 0)
+		return -1;
+	if (kept >= 0.5) {
+		snprintf(err, len, "lines half a line here away took the line from %s too", lv->above->name);
+		return -1;
+	}
+	if (probed_after(c, lv, e, e->set[0], AMP_OP_TOUCH, walk, n, AMP_OP_TOUCH, times, AMP_OP_TOUCH, lv->ev,
+			 &reload, err, len) < 0)
+		return -1;
+	*value = reload >= 0.5 ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+	return 0;
+}
+
+/* Counters: where L1 cannot keep a line (why says how), lines half a
+ * line here away, stores past it or code kept in the L1i stand in; -1
+ * with why and the reasons none can. */
 static int kept_otherwise(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
 			  const char *why, char *err, size_t len)
 {
-	char by_stores[AMP_REASON_LEN], by_code[AMP_REASON_LEN];
+	char by_offset[AMP_REASON_LEN], by_stores[AMP_REASON_LEN], by_code[AMP_REASON_LEN];
 	uint64_t other = 0;
 	int have_other = 1;
+
+	if (inclusion_by_offset(c, lv, e, value, by_offset, sizeof by_offset) == 0)
+		return 0;
 
 	/* No control line for the stores where every pool line seems to
 	 * join the set (an exclusive pair under a direct-mapped L1d: any
@@ -2274,8 +2317,8 @@ static int kept_otherwise(struct amp_ctx *c, struct amp_level *lv, const struct 
 		return 0;
 	if (!have_other)
 		snprintf(by_code, sizeof by_code, "no pool line out of its set");
-	snprintf(err, len, "%s: %s %s, and neither stores nor fetched code can stand in (stores: %s; code: %s)",
-		 lv->name, lv->above->name, why, by_stores, by_code);
+	snprintf(err, len, "%s: %s %s, and neither stores, fetched code nor lines half a line away can stand in (stores: %s; code: %s; half a line: %s)",
+		 lv->name, lv->above->name, why, by_stores, by_code, by_offset);
 	return -1;
 }
 

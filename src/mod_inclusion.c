@@ -83,6 +83,7 @@ struct layout {
 struct methods {
 	enum method excl, incl;
 	enum method bypass;         /* lines that bypass X's set above, if any */
+	uint64_t shift;             /* data bypass lines: X's line offset moved this far */
 	uint64_t g, r;              /* re-touch: lines between touches, groups */
 	char why[AMP_REASON_LEN];   /* why a question cannot be asked */
 };
@@ -169,6 +170,20 @@ static int retouch_shape(const struct amp_level *lv, struct methods *m, char *wh
 	return 0;
 }
 
+/* Half a line here, where that moves a line into another set of every
+ * level above (their lines are at most that long, their ways at least a
+ * line here) but keeps it in its set here: X + half + odd multiples of
+ * W bypass X's sets above whatever the way sizes.  0 where not. */
+static uint64_t offset_bypass(const struct amp_level *lv)
+{
+	uint64_t half = (uint64_t)lv->line.value / 2;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (!a->line.known || (uint64_t)a->line.value > half || !a->way.known || w_of(a) < 2 * half)
+			return 0;
+	return half;
+}
+
 static void choose(const struct amp_ctx *c, const struct amp_level *lv, struct methods *m)
 {
 	uint64_t wl = w_of(lv), wu = w_of(lv->above);
@@ -177,6 +192,8 @@ static void choose(const struct amp_ctx *c, const struct amp_level *lv, struct m
 
 	memset(m, 0, sizeof *m);
 	if (wu % (2 * wl) == 0)
+		m->bypass = M_BYPASS_DATA;
+	else if ((m->shift = offset_bypass(lv)))
 		m->bypass = M_BYPASS_DATA;
 	else if (code)
 		m->bypass = M_BYPASS_CODE;
@@ -357,10 +374,10 @@ static int last_touch(struct amp_ctx *c, const struct layout *l, const struct ph
 
 /* The phases of the bypass tests: X, then lines that overflow X's set
  * here without passing X's set above. */
-static void bypass_lines(const struct amp_ctx *c, const struct amp_level *lv, int code,
+static void bypass_lines(const struct amp_ctx *c, const struct amp_level *lv, int code, uint64_t shift,
 			struct phase *f)
 {
-	f->shift = 0;
+	f->shift = code ? 0 : shift;
 	f->mult = w_of(lv);
 	if (code) {
 		f->kind = PH_CODE;
@@ -399,7 +416,7 @@ static int code_reaches(struct amp_ctx *c, struct amp_level *lv, const struct la
 	 * lines of its set out of X's set here push it out for sure. */
 	if (fresh && fresh != UINT64_MAX && wl % (2 * wu) == 0)
 		ph[1] = (struct phase){ PH_DATA, fresh, wu, wl };
-	bypass_lines(c, lv, 1, &ph[2]);
+	bypass_lines(c, lv, 1, 0, &ph[2]);
 	ph[3] = ph[0];
 	if (last_touch(c, l, ph, 4, lv->ev, &d, err, len) < 0)
 		return -1;
@@ -428,14 +445,14 @@ static int excl_evict(struct amp_ctx *c, struct amp_level *lv, unsigned v, int *
 /* Exclusive: X, lines past X's set here, X pushed out above, X again:
  * it hits here only if it came down as a victim. */
 static int excl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int code,
-		       int *yes, char *err, size_t len)
+		       uint64_t shift, int *yes, char *err, size_t len)
 {
 	struct phase ph[4] = { { PH_X, 0, 0, 0 } };
 	double d;
 
 	if (code && code_reaches(c, lv, l, err, len) < 0)
 		return -1;
-	bypass_lines(c, lv, code, &ph[1]);
+	bypass_lines(c, lv, code, shift, &ph[1]);
 	ph[2] = pushers(lv);
 	ph[3] = ph[0];
 	if (last_touch(c, l, ph, 4, lv->ev, &d, err, len) < 0)
@@ -447,12 +464,12 @@ static int excl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct lay
 /* Inclusive: X, lines past X's set here, X again: it misses above only
  * if this level took it from there. */
 static int incl_bypass(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int code,
-		       int checked, int *yes, char *err, size_t len)
+		       uint64_t shift, int checked, int *yes, char *err, size_t len)
 {
 	struct phase ph[3] = { { PH_X, 0, 0, 0 } };
 	double d;
 
-	bypass_lines(c, lv, code, &ph[1]);
+	bypass_lines(c, lv, code, shift, &ph[1]);
 	ph[2] = ph[0];
 	if (last_touch(c, l, ph, 3, lv->above->ev, &d, err, len) < 0)
 		return -1;
@@ -578,6 +595,58 @@ static int incl_retouch_l1(struct amp_ctx *c, struct amp_level *lv, const struct
 	return rc;
 }
 
+/* Whether the stale test (incl_stale) can run: the level above replaces
+ * first in, first out with two ways or more, its way at most half this
+ * level's (its pushers miss X's set here), and no level above is random
+ * or has a larger way (the pushers take X out of each). */
+static int stale_usable(const struct amp_level *lv)
+{
+	const struct amp_level *up = lv->above;
+
+	if (!amp_param_conclusive(&up->replacement) || up->replacement.value != AMP_POLICY_FIFO ||
+	    up->thrash_ways < 2 || w_of(lv) % (2 * w_of(up)))
+		return 0;
+	for (const struct amp_level *a = up; a; a = a->above)
+		if (amp_replaces_at_random(a) || !a->way.known || w_of(a) > w_of(up))
+			return 0;
+	return 1;
+}
+
+/* Inclusive, under a FIFO level above (touches keep nothing there): X
+ * made an old line here but a new one above.  X, a way fewer than the
+ * ways here of its set here (the set fills), pushers of X's sets above
+ * out of its set here (X leaves every level above), X again (a hit
+ * here, a new line above), then a way fewer than the ways above of its
+ * set here: X stays above, and a FIFO level here evicts it first, a
+ * random one now and then, an LRU one never.  The test's last touch of
+ * X misses above only where an inclusive level took it from there; the
+ * control pushes X out above again and reloads it, which tells how
+ * often X left this level at all.  *yes as retouch_verdict. */
+static int incl_stale(struct amp_ctx *c, struct amp_level *lv, const struct layout *l, int *yes, char *err,
+		      size_t len)
+{
+	const struct amp_level *up = lv->above;
+	uint64_t wl = w_of(lv), wu = w_of(up), ta = ways_above(lv);
+	struct phase ph[7] = {
+		{ PH_X, 0, 0, 0 },
+		{ PH_DATA, (uint64_t)lv->thrash_ways - 1, 0, wl },
+		{ PH_DATA, ta, 0, wu },
+		{ PH_X, 0, 0, 0 },
+		{ PH_DATA, (uint64_t)up->thrash_ways - 1, 0, wl },
+		{ PH_X, 0, 0, 0 },
+		{ PH_X, 0, 0, 0 },
+	};
+	double test, left;
+
+	if (last_touch(c, l, ph, 6, up->ev, &test, err, len) < 0)
+		return -1;
+	ph[5] = ph[2];
+	if (last_touch(c, l, ph, 7, lv->ev, &left, err, len) < 0)
+		return -1;
+	*yes = left < 0.25 ? -1 : test >= left / 2;
+	return 0;
+}
+
 /* Votes of this level so far whose exclusion test said no. */
 static _Thread_local unsigned exclusion_ruled_out;
 
@@ -586,14 +655,14 @@ static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 {
 	struct methods m;
 	struct layout l;
-	int yes = 0;
+	int yes = 0, stale = 0;
 
 	choose(c, lv, &m);
 	layout_init(&l, lv, v);
 	if (m.excl == M_EVICT) {
 		if (excl_evict(c, lv, v, &yes, err, len) < 0)
 			return -1;
-	} else if (excl_bypass(c, lv, &l, m.excl == M_BYPASS_CODE, &yes, err, len) < 0) {
+	} else if (excl_bypass(c, lv, &l, m.excl == M_BYPASS_CODE, m.shift, &yes, err, len) < 0) {
 		return -1;
 	}
 	if (yes) {
@@ -613,15 +682,27 @@ static int incl_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 				return 0;
 			}
 		}
+		/* Or FIFO there makes X new above but old here. */
+		stale = stale_usable(lv);
+		if (stale) {
+			if (incl_stale(c, lv, &l, &yes, err, len) < 0)
+				return -1;
+			if (yes >= 0) {
+				*value = yes ? AMP_INCL_INCLUSIVE : AMP_INCL_NINE;
+				return 0;
+			}
+		}
 		if (m.incl == M_NONE)
-			snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s", m.why);
+			snprintf(err, len, "not exclusive, but cannot tell inclusive from NINE: %s%s", m.why,
+				 stale ? "; a line new above but old here stayed here through the ways above (LRU or tree PLRU here?)" : "");
 		else
-			snprintf(err, len, "not exclusive; %s did not keep a line touched every %llu misses there (FIFO or random replacement?), and no line bypasses its set",
-				 lv->above->name, (unsigned long long)m.g);
+			snprintf(err, len, "not exclusive; %s did not keep a line touched every %llu misses there (FIFO or random replacement?), and no line bypasses its set%s",
+				 lv->above->name, (unsigned long long)m.g,
+				 stale ? "; a line new above but old here stayed here through the ways above (LRU or tree PLRU here?)" : "");
 		return -1;
 	}
 	if (m.incl != M_RETOUCH || yes < 0) {
-		if (incl_bypass(c, lv, &l, m.bypass == M_BYPASS_CODE, m.excl == M_BYPASS_CODE, &yes,
+		if (incl_bypass(c, lv, &l, m.bypass == M_BYPASS_CODE, m.shift, m.excl == M_BYPASS_CODE, &yes,
 				err, len) < 0)
 			return -1;
 	}

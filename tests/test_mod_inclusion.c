@@ -25,13 +25,17 @@ struct want {
 	long long ways, size, eff;
 };
 
+/* Page frames of the next checks: scattered ones leave the lower levels
+ * to eviction sets (mod_evset.c decides their inclusion). */
+static int scattered_frames;
+
 /* Characterise spec with line, assoc and inclusion (the modules it
  * depends on and itself); 0 or -1. */
 static int characterise(struct mod_sim *r, const char *spec_text, double noise, const char *only)
 {
 	char err[AMP_REASON_LEN];
 
-	if (mod_sim_run_ex(r, spec_text, noise, 1, 8, 8, only, "inclusion", err, sizeof err) < 0) {
+	if (mod_sim_run_pages(r, spec_text, noise, 1, 8, 8, only, "inclusion", scattered_frames, err, sizeof err) < 0) {
 		tap_diag("%s: %s", spec_text, err);
 		mod_sim_free(r);
 		return -1;
@@ -210,6 +214,42 @@ static void test_policies(double noise)
 #undef RANDOM_L1
 }
 
+/* Where no line can be kept above by touches (a random or direct-mapped
+ * level above, or a FIFO one), other lines stand in: lines half a line
+ * here away (the same line here, another set above: the policy matrix's
+ * h6 and, on eviction sets, h47), or under a FIFO level above a line
+ * made new there but old here (h46).  Unknown before. */
+static void test_stand_ins(double noise)
+{
+#define RANDOM_L1 "L1d:size=48K,assoc=12,line=128,policy=random;L1i:size=48K,assoc=12,line=128,policy=random;"
+	CHECK("random L1d, FIFO inclusive L2 of twice its line", RANDOM_L1 "L2:size=32M,assoc=32,line=256,policy=fifo,inclusion=inclusive",
+	      noise, { "L2", INCL, 32, 32 * M, 32 * M });
+	CHECK("random L1d, FIFO NINE L2 of twice its line", RANDOM_L1 "L2:size=32M,assoc=32,line=256,policy=fifo", noise,
+	      { "L2", NINE, 32, 32 * M, 32 * M });
+#undef RANDOM_L1
+#define FIFO_L2 "L1d:size=8K,assoc=1,line=128;L1i:size=8K,assoc=1,line=128;L2:size=256K,assoc=8,line=256,policy=fifo,inclusion=inclusive;"
+	CHECK("FIFO L2, random inclusive L3", FIFO_L2 "L3:size=10M,assoc=10,line=256,policy=random,inclusion=inclusive",
+	      noise, { "L3", INCL, 10, 10 * M, 10 * M });
+	CHECK("FIFO L2, random NINE L3", FIFO_L2 "L3:size=10M,assoc=10,line=256,policy=random", noise,
+	      { "L3", NINE, 10, 10 * M, 10 * M });
+	CHECK("FIFO L2, FIFO inclusive L3", FIFO_L2 "L3:size=10M,assoc=10,line=256,policy=fifo,inclusion=inclusive",
+	      noise, { "L3", INCL, 10, 10 * M, 10 * M });
+	CHECK("FIFO L2, FIFO NINE L3", FIFO_L2 "L3:size=10M,assoc=10,line=256,policy=fifo", noise,
+	      { "L3", NINE, 10, 10 * M, 10 * M });
+	/* An LRU L3 keeps the line a touch made new there: undecidable. */
+	CHECK("FIFO L2, LRU inclusive L3", FIFO_L2 "L3:size=10M,assoc=10,line=256,inclusion=inclusive", noise,
+	      { "L3", UNKNOWN, 0, 0, 0 });
+#undef FIFO_L2
+	scattered_frames = 1;
+#define DM_L2 "L1d:size=1536,assoc=3,line=32;L1i:size=1536,assoc=3,line=32;L2:size=32K,assoc=1,line=64;"
+	CHECK("direct-mapped L2, inclusive L3 of twice its line, scattered frames",
+	      DM_L2 "L3:size=2M,assoc=4,line=128,policy=fifo,inclusion=inclusive", noise, { "L3", INCL, 4, 2 * M, 2 * M });
+	CHECK("direct-mapped L2, NINE L3 of twice its line, scattered frames", DM_L2 "L3:size=2M,assoc=4,line=128,policy=fifo",
+	      noise, { "L3", NINE, 4, 2 * M, 2 * M });
+#undef DM_L2
+	scattered_frames = 0;
+}
+
 /* What it cannot tell says so. */
 static void test_limits(void)
 {
@@ -238,6 +278,7 @@ int main(void)
 		test_exclusive(noise);
 		test_nine(noise);
 		test_policies(noise);
+		test_stand_ins(noise);
 	}
 	test_limits();
 	return tap_done();

@@ -591,6 +591,28 @@ static void test_exclusive_fits(void)
 	tap_ok(amp_exclusive_fits(6, 4, 4), "exclusive fits: 6 lines, 4 ways under 4: yes");
 }
 
+/* The line below L2 when the page-offset classes' edge passed the line
+ * above: access pairs decide where they agree or read the line above
+ * (the Zen 5 guest's classes read 256 B in a default run where pairs
+ * read 64); otherwise unknown. */
+static void test_class_line(void)
+{
+	static const struct {
+		int64_t classes, pairs, above, want; /* want -1: unknown */
+	} rows[] = {
+		{ 256, 64, 64, 64 }, { 128, 64, 64, 64 }, { 128, 128, 64, 128 }, { 256, 256, 32, 256 },
+		{ 256, 128, 64, -1 }, { 256, 32, 64, -1 }, { 128, 256, 64, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		int64_t line = -1;
+		int rc = amp_class_line(rows[i].classes, rows[i].pairs, rows[i].above, &line);
+
+		tap_eq(rc < 0 ? -1 : line, rows[i].want, "class line: classes %lld, pairs %lld, line above %lld",
+		       (long long)rows[i].classes, (long long)rows[i].pairs, (long long)rows[i].above);
+	}
+}
+
 /* L1d's replacement by timing (AMP 3.5's rounds, each plan's probe
  * misses beyond a base plan whose probe hits): lru, tree plru and fifo
  * L1ds of 4 to 16 ways (plru on powers of two), lines of 32 and 64 B,
@@ -826,6 +848,7 @@ int main(void)
 	test_random_l1();
 	test_overflow_rules_out();
 	test_exclusive_fits();
+	test_class_line();
 	test_random_l1_inclusion();
 	test_eviction_test();
 	test_quiet_gate();
