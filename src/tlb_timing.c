@@ -819,6 +819,220 @@ static int first_level_ways(struct tt *t, struct amp_tlb_timing *o)
 	return 0;
 }
 
+/* ---- the second level's ways ----
+ *
+ * The same fewest-that-miss count, for level 2: a cycle of n test pages
+ * `stride` apart, then f flush pages, so that every test access misses
+ * level 1 and asks level 2.  The flush pages lie in the test pages'
+ * level-1 set (odd multiples of its set count: the test pages are
+ * multiples of a stride it divides) but in other level-2 sets (an odd
+ * multiple of level 1's sets is no multiple of level 2's, where level 2
+ * has more sets); f is FLUSH_WAYS x level 1's ways (twice its entries
+ * where it is fully associative), so between two accesses of a test
+ * page level 1 lets it go.  A chain visits each line once a cycle, so
+ * the flush pages come once, and their cost is the cycle's whatever n
+ * is: a test page's cost is the cycle's growth from one test page, over
+ * n - 1, against that of two pages 2 x level 1's sets apart (other
+ * level-2 sets).  A test page that level 2 lost pays its penalty.  The
+ * flush pages' lines take the upper three quarters of a page's 64-byte
+ * lines, the test pages' the lower quarter: neither crowds the other's
+ * data-cache sets.  Only strides at or past level 2's sets are needed,
+ * so they start at the power of two at or over its entries: 2^c,
+ * 3 x 2^(c-1), 2^(c+1), ... (settled as level 1's).  Past SECOND_MOST
+ * pages that fit, unknown: fully associative, or more ways than the
+ * data caches let it show. */
+#define FLUSH_WAYS 4
+/* Test pages at most: at strides past a data cache's way their lines
+ * share the sets their page offsets pick (a few per set fit), and a
+ * fully associative level 2 would overflow them long before it missed. */
+#define SECOND_MOST 65
+#define SECOND_HELD 9  /* pages of the reference that level 2 holds */
+
+/* Ticks of one cycle: n test pages `stride` apart, then f flush pages. */
+static int time_cycle(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, uint64_t sets1, uint64_t f,
+		      double *cycle)
+{
+	uint64_t lines = page / 64, tlines = lines / 4, k = 0, top = 0;
+	uint64_t *off = malloc((n + f) * sizeof *off);
+	struct amp_rng rng;
+	double tpl;
+	int rc;
+
+	if (!off) {
+		snprintf(t->err, t->len, "tlb: out of memory");
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		off[k++] = i * stride * page + spread_line(i, tlines) * 64;
+	amp_rng_seed(&rng, t->seed ^ (n * 0x9e3779b97f4a7c15ull) ^ stride);
+	amp_shuffle(off, n, &rng);
+	for (uint64_t j = 0; j < f; j++)
+		off[k++] = (2 * j + 1) * sets1 * page + (tlines + j % (lines - tlines)) * 64;
+	for (uint64_t i = 0; i < k; i++)
+		top = off[i] > top ? off[i] : top;
+	rc = time_chain(t, "tlb-second", top / page * page + page, off, k, &tpl);
+	free(off);
+	*cycle = tpl * (double)k;
+	return rc;
+}
+
+/* One second-level count's setting: level 1's sets and the flush run,
+ * a test page's cost where level 2 holds it, the cycle of one test page
+ * at this stride, and the costs over which a test page missed it. */
+struct second {
+	uint64_t sets1, f;
+	double hit, one, thr, some;
+	double last; /* the cost last seen */
+};
+
+/* The cycle of one test page `stride` apart: the faster of two looks
+ * (the first run of a fresh region ran 40 ticks slower on the Zen 5
+ * guest, and a test page's cost came out negative). */
+static int cycle_of_one(struct tt *t, const struct amp_tlb_timing *o, struct second *sc, uint64_t stride)
+{
+	double again;
+
+	if (time_cycle(t, o->page, stride, 1, sc->sets1, sc->f, &sc->one) < 0 ||
+	    time_cycle(t, o->page, stride, 1, sc->sets1, sc->f, &again) < 0)
+		return -1;
+	sc->one = fmin(sc->one, again);
+	return 0;
+}
+
+/* A test page's cost in a cycle of n pages `stride` apart (n >= 2). */
+static int test_page_cost(struct tt *t, const struct amp_tlb_timing *o, const struct second *sc, uint64_t stride,
+			  uint64_t n, double *cost)
+{
+	double c;
+
+	if (time_cycle(t, o->page, stride, n, sc->sets1, sc->f, &c) < 0)
+		return -1;
+	*cost = (c - sc->one) / (double)(n - 1);
+	return 0;
+}
+
+/* Whether n test pages `stride` apart miss level 2 (a cost over `over`,
+ * believed on a second look: noise only adds time). */
+static int second_misses(struct tt *t, const struct amp_tlb_timing *o, struct second *sc, uint64_t stride,
+			 uint64_t n, double over, int *yes)
+{
+	double v;
+
+	if (test_page_cost(t, o, sc, stride, n, &v) < 0)
+		return -1;
+	for (int r = 0; r < RETRIES && v > over; r++) {
+		double again;
+
+		if (test_page_cost(t, o, sc, stride, n, &again) < 0)
+			return -1;
+		v = fmin(v, again);
+	}
+	*yes = v > over;
+	sc->last = v;
+	return 0;
+}
+
+/* The fewest test pages `stride` apart that miss level 2, in (1,
+ * SECOND_MOST]: 2, 3, 5, 9, ... pages until some miss (the strides are
+ * wide: a few ways' worth of pages spans gigabytes), then bisection;
+ * 0 where SECOND_MOST pages fit. */
+static int fewest_missing_second(struct tt *t, const struct amp_tlb_timing *o, struct second *sc, uint64_t stride,
+				 uint64_t *fewest)
+{
+	uint64_t lo = 1, hi = 2, most = SECOND_MOST;
+	int yes;
+
+	if (cycle_of_one(t, o, sc, stride) < 0)
+		return -1;
+	for (;;) {
+		if (second_misses(t, o, sc, stride, hi, sc->thr, &yes) < 0)
+			return -1;
+		if (!yes && hi == most) {
+			*fewest = 0;
+			return 0;
+		}
+		if (yes)
+			break;
+		lo = hi;
+		hi = 2 * hi - 1 < most ? 2 * hi - 1 : most;
+	}
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (second_misses(t, o, sc, stride, mid, sc->thr, &yes) < 0)
+			return -1;
+		if (yes)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	/* A set that is not LRU misses a walk one page over its ways only
+	 * part of the time, as at level 1 (fewest_missing). */
+	for (int k = 0; k < SOME_STEPS && hi > 2; k++) {
+		if (second_misses(t, o, sc, stride, hi - 1, sc->some, &yes) < 0)
+			return -1;
+		if (!yes)
+			break;
+		hi--;
+	}
+	*fewest = hi;
+	return 0;
+}
+
+static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
+{
+	uint64_t e2 = o->lv[1].entries, w1 = o->lv[0].assoc, top = 1, strides[AMP_TLB_MAX_STRIDES];
+	uint64_t fewest[AMP_TLB_MAX_STRIDES], least = UINT64_MAX;
+	char *why = o->lv[1].assoc_reason;
+	struct second sc = { 0 };
+	double p2 = o->lv[1].miss_penalty_ticks;
+
+	if (!w1) {
+		snprintf(why, sizeof o->lv[1].assoc_reason, "needs the first level's ways (%s)", o->lv[0].assoc_reason);
+		return 0;
+	}
+	sc.sets1 = o->lv[0].entries / w1;
+	sc.f = FLUSH_WAYS * w1 < 2 * o->lv[0].entries ? FLUSH_WAYS * w1 : 2 * o->lv[0].entries;
+	while (top < e2)
+		top *= 2;
+	/* A test page that level 2 holds: SECOND_HELD pages in other sets
+	 * of it (the growth over more pages: less noise a page). */
+	if (cycle_of_one(t, o, &sc, 2 * sc.sets1) < 0 || test_page_cost(t, o, &sc, 2 * sc.sets1, SECOND_HELD, &sc.hit) < 0)
+		return -1;
+	sc.thr = sc.hit + p2 / 2;
+	sc.some = sc.hit + SOME_SHARE * p2;
+	for (int k = 0; k < AMP_TLB_MAX_STRIDES; k++) {
+		uint64_t s = k % 2 ? 3 * (top << (k / 2)) / 2 : top << (k / 2);
+
+		if (fewest_missing_second(t, o, &sc, s, &fewest[k]) < 0)
+			return -1;
+		if (!fewest[k]) {
+			snprintf(why, sizeof o->lv[1].assoc_reason,
+				 "%d pages %llu apart cost %.1f ticks each against %.1f where it holds them, under half its penalty (%.1f): fully associative, or misses whose page walks find their tables cached, and no count is a clean miss",
+				 SECOND_MOST, (unsigned long long)s, sc.last, sc.hit, p2);
+			return 0;
+		}
+		strides[k] = s;
+		least = fewest[k] < least ? fewest[k] : least;
+		if (amp_tlb_ways_settled(strides, fewest, k + 1, e2, &o->lv[1].assoc, why, sizeof o->lv[1].assoc_reason)) {
+			/* The sweep's entries are within a bisection step of
+			 * the true count (1025 for 1024): ways whose nearest
+			 * multiple agrees with them divide it. */
+			uint64_t w = fewest[k] - 1, near = (e2 + w / 2) / w * w;
+
+			if (!o->lv[1].assoc && w > 1 && near && fewest_agree(near, e2)) {
+				o->lv[1].assoc = w;
+				why[0] = 0;
+			}
+			return 0;
+		}
+	}
+	snprintf(why, sizeof o->lv[1].assoc_reason,
+		 "the fewest pages that miss it behind level 1's misses (%llu) did not hold from one stride to its double up to %llu pages apart (%llu entries)",
+		 (unsigned long long)least, (unsigned long long)strides[AMP_TLB_MAX_STRIDES - 1], (unsigned long long)e2);
+	return 0;
+}
+
 /* No noise and no random replacement: one run tells all. */
 static int sim_exact(const struct sim_spec *spec)
 {
@@ -855,6 +1069,12 @@ int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsig
 		return -1;
 	if (out->nlevels && first_level_ways(&t, out) < 0)
 		return -1;
+	/* Its regions span gigabytes of address space: a refused mapping
+	 * (ulimit -v) leaves only these ways unknown. */
+	if (out->nlevels > 1 && op == AMP_OP_LOAD && second_level_ways(&t, out) < 0) {
+		snprintf(out->lv[1].assoc_reason, sizeof out->lv[1].assoc_reason, "%s", err);
+		out->lv[1].assoc = 0;
+	}
 	out->busy = t.busy;
 	out->timings = t.timings;
 	return 0;
