@@ -1008,7 +1008,7 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 			return -1;
 		if (!fewest[k]) {
 			snprintf(why, sizeof o->lv[1].assoc_reason,
-				 "%d pages %llu apart cost %.1f ticks each against %.1f where it holds them, under half its penalty (%.1f): fully associative, or misses whose page walks find their tables cached, and no count is a clean miss",
+				 "%d pages %llu apart cost %.1f ticks each, %.1f where held: under half its penalty (%.1f), so fully associative, or walks that find their tables cached",
 				 SECOND_MOST, (unsigned long long)s, sc.last, sc.hit, p2);
 			return 0;
 		}
