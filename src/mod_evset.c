@@ -2252,9 +2252,9 @@ static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const stru
  * K loaded, them walked 1 + 4 x ways times (random replacement here
  * too), K loaded again: it misses here only where an inclusive level
  * took it from above, else NINE (an exclusive level has the line of
- * the level above, amp(1) says: not this one).  Checked first: with a way fewer of
- * them K stays above (a bit that is no index bit above would evict it
- * there, and every level would read inclusive). */
+ * the level above, amp(1) says: not this one).  Checked first: with a
+ * way fewer of them K stays above (a bit that is no index bit above
+ * would evict it there, and every level would read inclusive). */
 static int inclusion_by_offset(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
 			       char *err, size_t len)
 {
@@ -2263,6 +2263,10 @@ static int inclusion_by_offset(struct amp_ctx *c, struct amp_level *lv, const st
 	unsigned times = (unsigned)(1 + 4 * ways);
 	double kept, reload;
 
+	if (!ways) {
+		snprintf(err, len, "no line of its set beside K");
+		return -1;
+	}
 	for (const struct amp_level *a = lv->above; a; a = a->above)
 		if (!lv->line.known || !a->line.known || (uint64_t)a->line.value > half || !a->way.known ||
 		    (uint64_t)a->way.value < 2 * half) {
