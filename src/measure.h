@@ -287,6 +287,13 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
  * *line, or -1 where they disagree otherwise. */
 int amp_class_line(int64_t classes, int64_t pairs, int64_t above_line, int64_t *line);
 
+/* Half of lv's line, where moving a line by it puts it in another set
+ * of every level above (their lines at most that long, their ways at
+ * least a line here) but leaves it in its line here: lines so moved
+ * bypass the sets above (mod_inclusion.c, and on eviction sets
+ * mod_evset.c).  0 where not. */
+uint64_t amp_offset_bypass(const struct amp_level *lv);
+
 /* One vote: a value from one measurement (vote number v seeds anything
  * random).  0, or -1 with err. */
 typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,

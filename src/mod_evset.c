@@ -2258,7 +2258,7 @@ static int inclusion_by_code(struct amp_ctx *c, struct amp_level *lv, const stru
 static int inclusion_by_offset(struct amp_ctx *c, struct amp_level *lv, const struct evset *e, int64_t *value,
 			       char *err, size_t len)
 {
-	uint64_t half = (uint64_t)lv->line.value / 2, walk[AMP_SET_LINES_MAX], n = set_others(e, walk);
+	uint64_t half = amp_offset_bypass(lv), walk[AMP_SET_LINES_MAX], n = set_others(e, walk);
 	uint64_t ways = e->nset - 1;
 	unsigned times = (unsigned)(1 + 4 * ways);
 	double kept, reload;
@@ -2267,12 +2267,10 @@ static int inclusion_by_offset(struct amp_ctx *c, struct amp_level *lv, const st
 		snprintf(err, len, "no line of its set beside K");
 		return -1;
 	}
-	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (!lv->line.known || !a->line.known || (uint64_t)a->line.value > half || !a->way.known ||
-		    (uint64_t)a->way.value < 2 * half) {
-			snprintf(err, len, "not twice %s's line", a->name);
-			return -1;
-		}
+	if (!half) {
+		snprintf(err, len, "lines above too long");
+		return -1;
+	}
 	for (uint64_t i = 0; i < n; i++)
 		walk[i] ^= half;
 	if (probed_after(c, lv, e, e->set[0], AMP_OP_TOUCH, walk, ways - 1, AMP_OP_TOUCH, times, AMP_OP_TOUCH,

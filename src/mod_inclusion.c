@@ -170,14 +170,12 @@ static int retouch_shape(const struct amp_level *lv, struct methods *m, char *wh
 	return 0;
 }
 
-/* Half a line here, where that moves a line into another set of every
- * level above (their lines are at most that long, their ways at least a
- * line here) but keeps it in its set here: X + half + odd multiples of
- * W bypass X's sets above whatever the way sizes.  0 where not. */
-static uint64_t offset_bypass(const struct amp_level *lv)
+uint64_t amp_offset_bypass(const struct amp_level *lv)
 {
 	uint64_t half = (uint64_t)lv->line.value / 2;
 
+	if (!lv->line.known)
+		return 0;
 	for (const struct amp_level *a = lv->above; a; a = a->above)
 		if (!a->line.known || (uint64_t)a->line.value > half || !a->way.known || w_of(a) < 2 * half)
 			return 0;
@@ -193,7 +191,7 @@ static void choose(const struct amp_ctx *c, const struct amp_level *lv, struct m
 	memset(m, 0, sizeof *m);
 	if (wu % (2 * wl) == 0)
 		m->bypass = M_BYPASS_DATA;
-	else if ((m->shift = offset_bypass(lv)))
+	else if ((m->shift = amp_offset_bypass(lv)))
 		m->bypass = M_BYPASS_DATA;
 	else if (code)
 		m->bypass = M_BYPASS_CODE;
