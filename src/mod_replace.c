@@ -258,6 +258,13 @@ struct design {
 	 * lines of their set between two accesses of a line. */
 	int found_set, above;
 	uint64_t groups;
+	/* Half lines (found sets, amp_offset_bypass): each access may go to
+	 * either half of its line, `half` bytes apart: the same line here,
+	 * other lines in other sets above.  parts is 1 or 2; the retouches'
+	 * and each hypothesis' probe's half (reaches_level picks them). */
+	int parts;
+	uint64_t half;
+	int rho_part[MAX_RHO], probe_part[3];
 	int push;               /* pushers walked before each access (L1 as many ways) */
 	/* Found set under a random level above: `fresh` lines before each
 	 * access, each used once, at other offsets of the pages below
@@ -360,43 +367,97 @@ static int occurrences(const int *v, int n, int x)
 	return k;
 }
 
-/* Lines of a round since line x's last access, up to seq[n - 1] (-1:
- * none, x is new); stamp (indexed by line) holds marks below `mark`. */
-static int others_since(const int *seq, int n, int x, int *stamp, int mark)
+/* Accesses of a round since entry x's last, up to seq[n - 1], counting
+ * distinct entries of x's part only (entries are line * parts + part:
+ * each part has its own sets above); -1: x is new.  stamp (indexed by
+ * entry) holds marks below `mark`. */
+static int others_since(const int *seq, int n, int parts, int x, int *stamp, int mark)
 {
 	int others = 0, q;
 
 	for (q = n - 1; q >= 0 && seq[q] != x; q--)
-		if (stamp[seq[q]] != mark) {
+		if (seq[q] % parts == x % parts && stamp[seq[q]] != mark) {
 			stamp[seq[q]] = mark;
 			others++;
 		}
 	return q < 0 ? -1 : others;
 }
 
-/* A set found by experiment: whether every retouch and every probe of
- * a round comes after at least d->above other lines (so it missed the
- * levels above, whose one set all the round's lines share, under lru,
- * fifo and tree plru: a stream of misses evicts a line after as many
- * misses as the set has ways). */
-static int reaches_level(const struct design *d, const int *rho, int nrho)
+#define NEW_PART (1 << 30) /* others_since of an entry new in the round */
+
+/* The entry for an access of line x after seq[0..n-1]: the part away
+ * longest (a new one first); *others: how long (NEW_PART: new). */
+static int pick_part(const struct design *d, const int *seq, int n, int x, int *stamp, int *mark, int *others)
 {
-	int seq[MAX_WAYS + MAX_RHO + 2], stamp[MAX_WAYS + 1], n = 0, mark = 0;
+	int best = x * d->parts;
 
-	for (int i = 0; i < d->a; i++)
-		seq[n++] = i;
-	for (int j = 0; j < nrho; j++)
-		seq[n++] = rho[j];
-	seq[n++] = d->a; /* the fresh line: new */
-	memset(stamp, -1, ((size_t)d->a + 1) * sizeof *stamp);
-	for (int p = d->a; p <= n; p++)
-		/* Every retouch, then each hypothesis' probe. */
-		for (int h = 0; h < (p == n ? d->npol : 1); h++) {
-			int x = p == n ? d->victim[h] : seq[p], others = others_since(seq, p, x, stamp, mark++);
+	*others = -2;
+	for (int p = 0; p < d->parts; p++) {
+		int o = others_since(seq, n, d->parts, x * d->parts + p, stamp, (*mark)++);
 
-			if (others >= 0 && others < d->above)
-				return 0;
+		if (o < 0)
+			o = NEW_PART;
+		if (o > *others) {
+			*others = o;
+			best = x * d->parts + p;
 		}
+	}
+	return best;
+}
+
+/* A set found by experiment: whether every retouch and every probe of
+ * a round comes after at least d->above other lines of its part (so it
+ * missed the levels above, whose one set all the round's lines share,
+ * under lru, fifo and tree plru: a stream of misses evicts a line after
+ * as many misses as the set has ways).  The fill and the fresh line
+ * are the first half; a retouch or probe takes the part away longest
+ * (recorded in rho_part and probe_part).  A half first used in a round
+ * was last used `groups` rounds before: the other groups' rounds pass
+ * as many lines of that part as this one in between. */
+static int reaches_level(struct design *d, const int *rho, int nrho)
+{
+	int seq[MAX_WAYS + MAX_RHO + 2], stamp[2 * (MAX_WAYS + 1)], part[MAX_RHO + 3], n = 0, mark = 0;
+	int used = 0, first[MAX_RHO + 3], nseen = 0;
+
+	memset(stamp, -1, 2 * ((size_t)d->a + 1) * sizeof *stamp);
+	for (int i = 0; i < d->a; i++)
+		seq[n++] = i * d->parts;
+	for (int j = 0; j <= nrho; j++) {
+		/* Every retouch, then the fresh line (new, the first half). */
+		int x = j < nrho ? rho[j] : d->a, others = NEW_PART;
+
+		seq[n] = j < nrho ? pick_part(d, seq, n, x, stamp, &mark, &others) : x * d->parts;
+		if (others < d->above)
+			return 0;
+		part[j] = seq[n] % d->parts;
+		first[j] = others == NEW_PART && part[j] > 0;
+		n++;
+	}
+	for (int h = 0; h < d->npol; h++) {
+		int others, e = pick_part(d, seq, n, d->victim[h], stamp, &mark, &others);
+
+		if (others < d->above)
+			return 0;
+		part[nrho + 1 + h] = e % d->parts;
+		first[nrho + 1 + h] = others == NEW_PART && e % d->parts > 0;
+	}
+	/* Second-half lines of a round's retouches (each new there once),
+	 * and the check of first uses there: since the line's use a round
+	 * of its group before, the other groups' rounds passed as many,
+	 * and this round those retouched there before it. */
+	for (int j = 0; j < nrho; j++)
+		used += first[j];
+	for (int j = 0; j < nrho + 1 + d->npol; j++) {
+		if (!first[j])
+			continue;
+		if ((uint64_t)used * (d->groups - 1) + (uint64_t)(j < nrho ? nseen : used) < (uint64_t)d->above)
+			return 0;
+		nseen += j < nrho;
+	}
+	for (int j = 0; j < nrho; j++)
+		d->rho_part[j] = part[j];
+	for (int h = 0; h < d->npol; h++)
+		d->probe_part[h] = part[nrho + 1 + h];
 	return 1;
 }
 
@@ -405,21 +466,28 @@ static int reaches_level(const struct design *d, const int *rho, int nrho)
  * at some step no line is. */
 static int reachable_lines(const struct design *d, struct amp_rng *rng, int *cand, int n, int most)
 {
-	int seq[MAX_WAYS + MAX_RHO], stamp[MAX_WAYS + 1], ready[MAX_WAYS], len = 0, mark = 0;
+	int seq[MAX_WAYS + MAX_RHO], stamp[2 * (MAX_WAYS + 1)], ready[MAX_WAYS], entry[MAX_WAYS];
+	int len = 0, mark = 0;
 
 	for (int i = 0; i < d->a; i++)
-		seq[len++] = i;
-	memset(stamp, -1, ((size_t)d->a + 1) * sizeof *stamp);
+		seq[len++] = i * d->parts;
+	memset(stamp, -1, 2 * ((size_t)d->a + 1) * sizeof *stamp);
 	for (int j = 0; j < n; j++) {
-		int nready = 0;
+		int nready = 0, pick, others;
 
-		for (int i = 0; i < d->a; i++)
-			if (occurrences(cand, j, i) < most && others_since(seq, len, i, stamp, mark++) >= d->above)
+		for (int i = 0; i < d->a; i++) {
+			int e = pick_part(d, seq, len, i, stamp, &mark, &others);
+
+			if (occurrences(cand, j, i) < most && others >= d->above) {
+				entry[nready] = e;
 				ready[nready++] = i;
+			}
+		}
 		if (!nready)
 			return -1;
-		cand[j] = ready[amp_rng_below(rng, (uint64_t)nready)];
-		seq[len++] = cand[j];
+		pick = (int)amp_rng_below(rng, (uint64_t)nready);
+		cand[j] = ready[pick];
+		seq[len++] = entry[pick];
 	}
 	return 0;
 }
@@ -601,9 +669,10 @@ static int build_found_plan(const struct amp_ctx *c, const struct design *d, con
 		for (uint64_t i = 0; i < a; i++)
 			k = found_access(d, lv, page, test, k, &slot, g[i]);
 		for (int j = 0; j < d->nrho; j++)
-			k = found_access(d, lv, page, test, k, &slot, g[d->rho[j]]);
+			k = found_access(d, lv, page, test, k, &slot, g[d->rho[j]] ^ (uint64_t)d->rho_part[j] * d->half);
 		k = found_access(d, lv, page, test, k, &slot, g[a]);
-		k = found_access(d, lv, page, test, k, &slot, g[h < 0 ? d->a : d->victim[h]]);
+		k = found_access(d, lv, page, test, k, &slot,
+				 h < 0 ? g[a] : g[d->victim[h]] ^ (uint64_t)d->probe_part[h] * d->half);
 	}
 	region = amp_set_lines_region(lv, d->line, d->push);
 	if (d->fresh_region > region)
@@ -1334,6 +1403,26 @@ static int found_set_design(struct amp_ctx *c, struct amp_level *lv, struct desi
 	return 0;
 }
 
+/* Where no retouch order of a found set reaches this level (ways above
+ * near its own: each retouch would have to be the line used longest
+ * ago, and lru, plru and fifo evict alike), the other half of a line
+ * may: where every line above is at most half a line here
+ * (amp_offset_bypass), a half lies in other sets above.  The set lines
+ * must share their offset in a line, so their halves share sets above. */
+static int halves_usable(const struct amp_level *lv, struct design *d)
+{
+	uint64_t half = amp_offset_bypass(lv);
+
+	if (!d->found_set || !d->above || !half || d->groups < 2)
+		return 0;
+	for (int i = 1; i < lv->nset_lines; i++)
+		if (lv->set_lines[i] % d->line != lv->set_lines[0] % d->line)
+			return 0;
+	d->parts = 2;
+	d->half = half;
+	return 1;
+}
+
 static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct design *d = &design;
@@ -1343,6 +1432,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	if (victim_level(lv))
 		return victim_run(c, lv); /* replace_supported: victim_rounds_usable */
 	memset(d, 0, sizeof *d);
+	d->parts = 1;
 	d->a = lv->thrash_ways;
 	if (lv->method == AMP_METHOD_TIMING)
 		d->max_lines = timed_max_lines(c, lv);
@@ -1372,7 +1462,8 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		d->avail = 1;
 	/* Retouches per line: words enough for each its own, at least two
 	 * (short lines reuse words, see visit()). */
-	if (choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0) {
+	if (choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0 &&
+	    (!halves_usable(lv, d) || choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0)) {
 		amp_param_unknown(&lv->replacement, "%s", why);
 		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;

@@ -713,7 +713,7 @@ static const char *const documented_unknown[] = {
 	"nothing makes every test access reach this level", /* a random level above of a way over half a page */
 	"looks random whatever this level does", /* an exclusive pair under a random level */
 	"its own order of use never shows", /* an exclusive level with pushers: random too */
-	"no retouch order",               /* found set, ways above near its own: lru and fifo alike */
+	"no retouch order",               /* found set, ways above near its own, lines above as long: lru and fifo alike */
 	NULL
 };
 
@@ -753,6 +753,17 @@ static int fresh_pool_fits(const struct gen_level *want, int k, uint64_t page)
 	return want[0].ways > 1 && colours > 1 && (double)((colours - 1) * want[k].ways) >= 3 * per_push;
 }
 
+/* Whether every level above level k has lines of at most half its line
+ * and a way of at least its line: retouches through the other half of a
+ * line then reach level k whatever the ways above (mod_replace.c). */
+static int halves_apart(const struct gen_level *want, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (2 * want[j].line > want[k].line || want[j].sets * want[j].line < want[k].line)
+			return 0;
+	return 1;
+}
+
 /* Whether amp(1)'s limits let the test q (0 replacement, 2 inclusion)
  * run on the eviction-set lines of level k (frames of `page` bytes):
  * for replacement no level above is exclusive, but for an L3 under an
@@ -764,7 +775,8 @@ static int fresh_pool_fits(const struct gen_level *want, int k, uint64_t page)
  * ways above (other than random ones) leave the retouches a choice
  * (fewer than its ways less one, or less two where tree PLRU is a
  * candidate), unless its sets came with pushers (no more ways than the
- * level right above); and an exclusive level with no more ways than L1
+ * level right above) or the retouches go through the other half of a
+ * line (halves_apart); and an exclusive level with no more ways than L1
  * (found with pushers) is out of reach under a random L1 (its victim
  * rounds need pushers that push for sure).  For inclusion a level above
  * can keep a line through them (the one right above, or L1 above an L2 that is not
@@ -789,7 +801,8 @@ static int evset_testable(const struct gen_level *want, int k, int q, uint64_t p
 				above = want[j].ways;
 			}
 		}
-		if (a > want[k - 1].ways && (above >= a || (above + 1 == a && a > 2 && (a & (a - 1)) == 0)))
+		if (a > want[k - 1].ways && (above >= a || (above + 1 == a && a > 2 && (a & (a - 1)) == 0)) &&
+		    !halves_apart(want, k))
 			return 0;
 		if (k == 1 && want[1].incl == AMP_INCL_EXCLUSIVE && want[1].ways <= want[0].ways &&
 		    strcmp(want[0].pol, "random") == 0)
