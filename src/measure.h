@@ -285,6 +285,7 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
  * the line above (a pair one line above apart paid the level below: no
  * prefetcher brought it, and a longer line would have held it).  0 with
  * *line, or -1 where they disagree otherwise. */
+int amp_class_threshold(double hit, double miss, double far, double gap, double *threshold);
 int amp_class_line(int64_t classes, int64_t pairs, int64_t above_line, int64_t *line);
 
 /* Half of lv's line, where moving a line by it puts it in another set

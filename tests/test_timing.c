@@ -613,6 +613,28 @@ static void test_class_line(void)
 	}
 }
 
+/* The moved classes' threshold: midway between the class half a page
+ * away (or the hit, where that costs less) and the class's own; none
+ * where the far class evicts nearly as much (Zen 5 guest figures). */
+static void test_class_threshold(void)
+{
+	static const struct {
+		double hit, miss, far, gap, want; /* want -1: none */
+	} rows[] = {
+		{ 42, 238, 42, 242, 140 }, { 42, 238, 30, 242, 140 }, { 42, 238, 175, 242, 206.5 },
+		{ 77, 189, 182, 196, -1 }, { 63, 273, 273, 223, -1 }, { 154, 714, 833, 242, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double thr = -1;
+		int rc = amp_class_threshold(rows[i].hit, rows[i].miss, rows[i].far, rows[i].gap, &thr);
+
+		tap_ok(rc < 0 ? rows[i].want < 0 : thr == rows[i].want,
+		       "class threshold: hit %.0f, class %.0f, far class %.0f, gap %.0f: %.1f (want %.1f)",
+		       rows[i].hit, rows[i].miss, rows[i].far, rows[i].gap, rc < 0 ? -1 : thr, rows[i].want);
+	}
+}
+
 /* L1d's replacement by timing (AMP 3.5's rounds, each plan's probe
  * misses beyond a base plan whose probe hits): lru, tree plru and fifo
  * L1ds of 4 to 16 ways (plru on powers of two), lines of 32 and 64 B,
@@ -849,6 +871,7 @@ int main(void)
 	test_overflow_rules_out();
 	test_exclusive_fits();
 	test_class_line();
+	test_class_threshold();
 	test_random_l1_inclusion();
 	test_eviction_test();
 	test_quiet_gate();
