@@ -220,6 +220,10 @@ static void counter_reasons(const struct amp_report *r, char *buf, size_t len)
 #endif
 }
 
+/* -v: the steps of a phase (module and level, sweeps) that took this
+ * long are listed one by one, the others summed. */
+#define STEP_LEAST 0.1
+
 /* Wall time of a phase: into the report, and on stderr with -v. */
 static void phase_done(const struct amp_config *cfg, struct amp_report *r, const char *name,
 		       uint64_t *t)
@@ -313,10 +317,13 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 		/* A TLB sweep that cannot run (memory bound, mmap refused)
 		 * leaves the TLB levels unknown with its reason; the caches
 		 * are still measured. */
+		uint64_t t0 = amp_now_ns();
+
 		if (amp_tlb_timing_measure(host, cfg->reps, cfg->seed, &tlb, err, len) < 0) {
 			memset(&tlb, 0, sizeof tlb);
 			snprintf(tlb.reason, sizeof tlb.reason, "%s", err);
 		}
+		amp_step_add(ctx, "DTLB", "TLB sweep", amp_now_ns() - t0);
 		amp_tlb_timing_fill(ctx, &tlb);
 		amp_curves_tlb("dtlb", &tlb);
 	}
@@ -325,7 +332,11 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	/* Where code cannot be run (executable mappings refused), those
 	 * levels say why and the rest of the run goes on. */
 	if (want_insn) {
-		if (amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len) == 0)
+		uint64_t t0 = amp_now_ns();
+		int rc = amp_insn_sweep_run(ctx, AMP_INSN_SWEEP_MAX, &code, err, len);
+
+		amp_step_add(ctx, "L1i", "code sweep", amp_now_ns() - t0);
+		if (rc == 0)
 			amp_insn_levels_fill(ctx, &code);
 		else if (strstr(err, "executable mappings are refused"))
 			amp_insn_blocks_fill(ctx, AMP_BLOCKS_CHAINS, err); /* the build-time blocks instead */
@@ -333,7 +344,11 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 			amp_insn_unreached(ctx, AMP_KIND_CACHE, err);
 	}
 	if (want_itlb) {
-		if (amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len) == 0) {
+		uint64_t t0 = amp_now_ns();
+		int rc = amp_tlb_timing_measure_op(host, AMP_OP_IFETCH, cfg->reps, cfg->seed, &itlb, err, len);
+
+		amp_step_add(ctx, "ITLB", "TLB sweep", amp_now_ns() - t0);
+		if (rc == 0) {
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
 			amp_curves_tlb("itlb", &itlb);
 			for (int i = 0; i < ctx->nlv; i++)
@@ -628,6 +643,8 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 		r.hier = &ctx;
 		status = inconclusive(&ctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "counters", &t);
+		if (cfg->verbose)
+			amp_steps_print(&ctx, stderr, "amp:", STEP_LEAST);
 	}
 	if (timing || cfg->cross_check) {
 		int st;
@@ -645,6 +662,8 @@ static int measure_and_report(const struct amp_config *cfg, const struct amp_hos
 			r.hier = &tctx;
 		status = inconclusive(&tctx) ? AMP_EXIT_FAILED : status;
 		phase_done(cfg, &r, "timing", &t);
+		if (cfg->verbose)
+			amp_steps_print(&tctx, stderr, "amp:", STEP_LEAST);
 	}
 	others_end(&r, host);
 	if (cfg->cpu && characterise_cpu(cfg, host, &sw, &r, &t) != AMP_EXIT_OK)

@@ -984,13 +984,23 @@ void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_
 	/* A module that cannot run (memory bound, mmap or an executable
 	 * mapping refused) leaves its parameters unknown with the reason;
 	 * the others still run. */
-	if (mod->run(c, lv, why, sizeof why) < 0)
-		for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
-			struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
+	{
+		uint64_t t0 = amp_now_ns(), outer_nested = c->nested_ns, total;
+		int rc;
 
-			if (!pa->known)
-				amp_param_unknown(pa, "%s", why);
-		}
+		c->nested_ns = 0;
+		rc = mod->run(c, lv, why, sizeof why);
+		total = amp_now_ns() - t0;
+		amp_step_add(c, lv->name, mod->name, total - c->nested_ns);
+		c->nested_ns = outer_nested + total;
+		if (rc < 0)
+			for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
+				struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
+
+				if (!pa->known)
+					amp_param_unknown(pa, "%s", why);
+			}
+	}
 	amp_trace_set_module(outer);
 	if (outer && outer_lv && amp_tracing()) {
 		struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = outer, .lv = outer_lv,
@@ -998,6 +1008,47 @@ void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_
 
 		amp_trace(&e);
 	}
+}
+
+void amp_step_add(struct amp_ctx *c, const char *level, const char *what, uint64_t ns)
+{
+	int i = 0;
+
+	while (i < c->nsteps && !(strcmp(c->steps[i].level, level) == 0 && strcmp(c->steps[i].what, what) == 0))
+		i++;
+	if (i == c->nsteps) {
+		if (c->nsteps == AMP_MAX_STEPS)
+			return;
+		c->steps[c->nsteps++] = (struct amp_step_time){ level, what, 0 };
+	}
+	c->steps[i].seconds += (double)ns / 1e9;
+}
+
+static int longer_step(const void *x, const void *y)
+{
+	double a = ((const struct amp_step_time *)x)->seconds, b = ((const struct amp_step_time *)y)->seconds;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+void amp_steps_print(const struct amp_ctx *c, FILE *out, const char *prefix, double least)
+{
+	struct amp_step_time s[AMP_MAX_STEPS];
+	double rest = 0;
+	int n = c->nsteps, nrest = 0;
+
+	memcpy(s, c->steps, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, longer_step);
+	for (int i = 0; i < n; i++) {
+		if (s[i].seconds >= least) {
+			fprintf(out, "%s  %-5s %-18s %7.2f s\n", prefix, s[i].level, s[i].what, s[i].seconds);
+		} else {
+			rest += s[i].seconds;
+			nrest++;
+		}
+	}
+	if (nrest)
+		fprintf(out, "%s  %d more under %.2f s: %.2f s in all\n", prefix, nrest, least, rest);
 }
 
 int amp_characterise_through(struct amp_ctx *c, const char *last, char *err, size_t len)

@@ -127,6 +127,12 @@ struct amp_quiet {
  * the I-cache paper's blocks of adds (synth/blocks.h, any compiler). */
 enum { AMP_BLOCKS_CHAINS = 1, AMP_BLOCKS_ADDS = 2 };
 
+#define AMP_MAX_STEPS 128
+struct amp_step_time {
+	const char *level, *what;
+	double seconds;
+};
+
 struct amp_ctx {
 	const struct amp_host *host;
 	const struct amp_backend_ops *backend;
@@ -165,7 +171,18 @@ struct amp_ctx {
 	struct amp_quiet evict_quiet;
 	struct amp_level lv[AMP_MAX_HIER];
 	int nlv;
+	/* Wall time per module and level (a module run from inside
+	 * another counts apart from it) and per sweep: -v prints them. */
+	struct amp_step_time steps[AMP_MAX_STEPS];
+	int nsteps;
+	uint64_t nested_ns;     /* of modules run inside the one running */
 };
+
+/* Adds ns of wall time to the step (level, what): names that outlive c. */
+void amp_step_add(struct amp_ctx *c, const char *level, const char *what, uint64_t ns);
+/* Prints c's steps of at least `least` seconds, longest first, then the
+ * rest in one line, each line after `prefix`. */
+void amp_steps_print(const struct amp_ctx *c, FILE *out, const char *prefix, double least);
 
 /* Fills c's settings (the rest zero; min_confidence one half). */
 void amp_ctx_init(struct amp_ctx *c, const struct amp_host *host, const struct amp_backend_ops *backend,

@@ -138,6 +138,18 @@ assert o["cpus"] >= 1 and o["busiest_busy"] >= 0.5 and 0 <= o["busy"] <= 1, o
 fi
 
 # The timing path on simulated machines: known answers.
+# -v: each phase, then the steps within the timing phase that took
+# 0.1 s or more (here the L2 eviction sets, the slowest by far on the
+# simulated machine), longest first, and one line for the rest.
+run --sim=ppro-200 --timing --votes=3 --reps=2 -v
+expect_status 0 "-v on a simulated machine by timing"
+has "$err" "amp: timing " "-v prints the timing phase"
+echo "$err" | grep -Eq '^amp:  L2 +evset +[0-9]+\.[0-9]{2} s$'
+ok $? "-v lists the L2 eviction sets as a step of their own"
+echo "$err" | grep -Eq '^amp:  [0-9]+ more under 0\.10 s: [0-9]+\.[0-9]{2} s in all$'
+ok $? "-v sums the short steps in one line"
+echo "$err" | awk '/^amp:  [A-Z]/ { if (seen && $(NF - 1) + 0 > last + 0.005) bad = 1; last = $(NF - 1); seen = 1 } END { exit bad }'
+ok $? "-v lists the steps longest first"
 run --sim=ppro-200 --timing --json --votes=3 --reps=2
 expect_status 0 "--sim=ppro-200 --timing --json"
 if command -v python3 >/dev/null 2>&1; then
