@@ -240,6 +240,27 @@ static int make_executable(uint8_t *at, size_t size, char *err, size_t len)
 	return 0;
 }
 
+/* Traps on each 4 KiB page of code that holds a jump (off[0..n-1]) or
+ * the loop tail (at `tail`), once each: 0, or -1 out of memory. */
+static int fill_used_pages(uint8_t *code, uint64_t size, const uint64_t *off, size_t n, uint64_t tail)
+{
+	uint64_t pages = (size + 4095) / 4096;
+	uint8_t *filled = calloc((size_t)(pages + 7) / 8, 1);
+
+	if (!filled)
+		return -1;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t pg = (i < n ? off[i] : tail) / 4096;
+
+		if (filled[pg / 8] & (1u << (pg % 8)))
+			continue;
+		filled[pg / 8] |= (uint8_t)(1u << (pg % 8));
+		memset(code + pg * 4096, TRAP_BYTE, size - pg * 4096 < 4096 ? size - pg * 4096 : 4096);
+	}
+	free(filled);
+	return 0;
+}
+
 struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
 					  char *err, size_t len)
 {
@@ -262,16 +283,15 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 		return NULL;
 	}
 	/* Bytes no jump lands on trap (int3 on x86-64, udf on aarch64), so
-	 * a bad chain faults loudly instead of running on. */
-	/* Sparse chains (jumps far apart) fill only the pages they use. */
-	if (jc->size <= (64u << 20))
-		memset(jc->code, TRAP_BYTE, jc->size);
-	else
-		for (size_t i = 0; i <= n; i++) {
-			uint64_t pg = (i < n ? off[i] : region) & ~(uint64_t)4095;
-
-			memset(jc->code + pg, TRAP_BYTE, jc->size - pg < 4096 ? jc->size - pg : 4096);
-		}
+	 * a bad chain faults loudly instead of running on: the pages the
+	 * chain uses, each once.  The others stay untouched: filling them
+	 * all faulted in whole regions for a few lines of code (the L1i's
+	 * tests on the Zen 5 guest: 400427 page faults in --level=L1i). */
+	if (fill_used_pages(jc->code, jc->size, off, n, region) < 0) {
+		snprintf(err, len, "jump chain: out of memory");
+		amp_jumpchain_free(jc);
+		return NULL;
+	}
 	if (emit_chain(jc->code, off, n, region, err, len) < 0 ||
 	    make_executable(jc->code, jc->size, err, len) < 0) {
 		amp_jumpchain_free(jc);
