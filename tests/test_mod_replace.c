@@ -263,6 +263,29 @@ static void test_special(void)
 	tap_has(o.reason, "exclusive", "because it is exclusive");
 	expect("athlonmp;L2:policy=random", 0.01, 2, "L2", AMP_POLICY_RANDOM,
 	       "exclusive random L2 below lru L1d");
+	/* A random exclusive L2 under a 3-way L1d of known order (policy
+	 * hierarchy 82 of test_modules): the pair is no random set of its
+	 * summed ways, and random is read against a model of the pair. */
+	{
+		static const char *const above[] = { "lru", "fifo" };
+
+		for (int u = 0; u < 2; u++)
+			for (size_t r = 0; r < 2; r++) {
+				char text[320], what[96];
+
+				snprintf(text, sizeof text,
+					 "L1d:size=12K,assoc=3,line=32,policy=%s;L1i:size=12K,assoc=3,line=32;"
+					 "L2:size=64K,assoc=2,line=32,policy=random,inclusion=exclusive;L3:size=2560K,assoc=20",
+					 above[u]);
+				snprintf(what, sizeof what, "random exclusive 2-way L2 under a %s 3-way L1d", above[u]);
+				expect(text, runs[r].noise, runs[r].seed, "L2", AMP_POLICY_RANDOM, what);
+			}
+		o = characterise("L1d:size=12K,assoc=3,line=32;L1i:size=12K,assoc=3,line=32;"
+				 "L2:size=64K,assoc=2,line=32,policy=lru,inclusion=exclusive;L3:size=2560K,assoc=20",
+				 0, 1, "L2", NULL, NULL);
+		tap_ok(o.ok && !o.known, "lru exclusive 2-way L2 under an lru 3-way L1d: its own policy unknown");
+		tap_has(o.reason, "the pair evicts as lru", "and the pair's order named, not random");
+	}
 	o = characterise("opteron240;L2:policy=plru", 0, 1, "L2", NULL, NULL);
 	tap_ok(o.ok && !o.known, "exclusive plru L2 below lru L1d: the pair is no policy amp knows");
 	tap_has(o.reason, "fit no policy", "and says so");
