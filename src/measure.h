@@ -86,6 +86,11 @@ struct amp_level {
 	 * not it told inclusive from NINE (mod_inclusion.c). */
 	int not_exclusive;
 	int thrash_ways;        /* lines that fit one set, as seen by its counter */
+	/* An exclusive level whose rounds read a deterministic order: the
+	 * order its pair with the level above evicts in (its own does not
+	 * show; mod_replace.c). */
+	int pair_order_known;
+	enum amp_policy_id pair_order;
 	/* Timing, data L1: the share of its accesses that a cyclic walk of
 	 * ways + 1 lines a way apart misses (the least of a few sets; 0:
 	 * not measured).  lru, tree plru and fifo miss every access of it. */

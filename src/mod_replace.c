@@ -968,6 +968,19 @@ static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level 
  * above must hold them all in one set of its own (its way no larger),
  * so that lines in between push a line out of it, and none be
  * exclusive. */
+/* An exclusive level right under L1 whose pair with it evicts in lru
+ * order: the pair keeps the most recent lines of a set, as many as
+ * their summed ways (L1's victims come down in order of use, and a hit
+ * below moves a line up), so a line leaves both after that many others
+ * of its set.  Those ways, or 0. */
+static int lru_pair_ways(const struct amp_level *a)
+{
+	if (!a->pair_order_known || a->pair_order != AMP_POLICY_LRU || !a->above || a->above->above ||
+	    !amp_param_conclusive(&a->assoc) || !amp_param_conclusive(&a->above->assoc))
+		return 0;
+	return (int)(a->assoc.value + a->above->assoc.value);
+}
+
 static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 {
 	if (lv->nset_lines < 2 * (lv->thrash_ways + 1)) {
@@ -985,9 +998,11 @@ static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 	}
 	for (const struct amp_level *a = lv->above; a; a = a->above) {
 		/* Pushers of more lines than the pair holds push each line
-		 * past it (an L3 under an exclusive L2: mod_evset.c). */
+		 * past it (an L3 under an exclusive L2: mod_evset.c); so do
+		 * as many other lines of the set as the pair's summed ways
+		 * where it evicts in lru order (lru_pair_ways). */
 		if (a->above && amp_param_conclusive(&a->inclusion) && a->inclusion.value == AMP_INCL_EXCLUSIVE &&
-		    lv->nset_pushers <= a->thrash_ways) {
+		    lv->nset_pushers <= a->thrash_ways && !lru_pair_ways(a)) {
 			snprintf(why, len, "its sets came from eviction sets, and %s above is exclusive: a line between two accesses may sit there or in %s, which the rounds on the set's lines do not model",
 				 a->name, a->above->name);
 			return 0;
@@ -1122,11 +1137,17 @@ static int victim_run(struct amp_ctx *c, struct amp_level *lv)
 	amp_vote(c, lv, victim_vote, &lv->replacement);
 	if (!lv->replacement.known || lv->replacement.inconclusive || lv->replacement.value == AMP_POLICY_RANDOM)
 		return 0;
-	if (lv->replacement.value == AMP_POLICY_FIFO)
+	if (lv->replacement.value == AMP_POLICY_FIFO) {
+		/* In the order they came down: below an lru level, the
+		 * order of use (the pair evicts as lru). */
+		lv->pair_order_known = 1;
+		lv->pair_order = amp_param_conclusive(&lv->above->replacement) &&
+					 lv->above->replacement.value == AMP_POLICY_LRU
+				 ? AMP_POLICY_LRU : AMP_POLICY_FIFO;
 		amp_param_unknown(&lv->replacement,
 				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; lines leave it in the order they came down (lru, fifo and tree plru alike)",
 				  lv->above->name);
-	else
+	} else
 		amp_param_unknown(&lv->replacement,
 				  "the misses fit no policy: probe misses per round %.2f/%.2f of the first and second line down (in order: 1 and 0; random: %.2f and %.2f)",
 				  d->last[0], d->last[1], d->at_random[0], d->at_random[1]);
@@ -1434,9 +1455,11 @@ static int found_set_design(struct amp_ctx *c, struct amp_level *lv, struct desi
 	if (d->fresh && fresh_design(c, lv, d, cost) < 0)
 		return -1;
 	d->found_set = 1;
-	for (const struct amp_level *a = up; a; a = a->above)
+	for (const struct amp_level *a = up; a; a = a->above) {
 		if (!amp_replaces_at_random(a))
 			d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
+		d->above = lru_pair_ways(a) > d->above ? lru_pair_ways(a) : d->above;
+	}
 	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
 	d->unit = d->line;
 	d->avail = 1;
@@ -1620,6 +1643,8 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		/* A victim level: a line that hits here moves up and leaves,
 		 * so nothing here is ever used again in place; lru and fifo
 		 * evict alike, and the order seen is the pair's. */
+		lv->pair_order_known = 1;
+		lv->pair_order = (enum amp_policy_id)lv->replacement.value;
 		amp_param_unknown(&lv->replacement,
 				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; the pair evicts as %s",
 				  lv->above->name, amp_policy_names[lv->replacement.value]);

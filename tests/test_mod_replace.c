@@ -379,8 +379,57 @@ static void test_halves(void)
 	}
 }
 
+/* Sets found by eviction sets under an exclusive L2 that passes L1d's
+ * victims on in order, below an lru L1d: the pair keeps each set's most
+ * recent lines, as many as their summed ways, so the rounds reach L3
+ * after that many others (policy hierarchy 95 of test_modules; an L2
+ * of tree plru too). */
+static void test_lru_pair(void)
+{
+	static const char *const spec[] = {
+		"L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
+		"L2:size=96K,assoc=6,line=16,policy=%s,inclusion=exclusive;L3:size=1280K,assoc=20,line=32,policy=%s,inclusion=inclusive;"
+		"DTLB:entries=16,assoc=8",
+	};
+	static const char *const l2[] = { "lru", "fifo" };
+
+	for (int u = 0; u < 2; u++)
+		for (int p = 0; p < 4; p++)
+			for (size_t r = 0; r < 2; r++) {
+				struct mod_sim ms;
+				char text[320], err[AMP_REASON_LEN];
+
+				if (p == AMP_POLICY_PLRU)
+					continue; /* 20 ways */
+				snprintf(text, sizeof text, spec[0], l2[u], pol_key[p]);
+				if (mod_sim_run_pages(&ms, text, runs[r].noise, runs[r].seed, 8, 8, "L3", "replacement", 1,
+						      err, sizeof err) < 0) {
+					tap_ok(0, "%s: %s", text, err);
+					mod_sim_free(&ms);
+					continue;
+				}
+				mod_sim_check(&ms, "L3", AMP_FILLS(replacement), p, text, runs[r].noise, NULL);
+				mod_sim_free(&ms);
+			}
+	for (int p = 0; p < 4; p++) {
+		struct mod_sim ms;
+		char text[320], err[AMP_REASON_LEN];
+
+		snprintf(text, sizeof text,
+			 "L1d:size=2K,assoc=4,line=16;L1i:size=2K,assoc=4,line=16;"
+			 "L2:size=128K,assoc=8,line=16,policy=plru,inclusion=exclusive;L3:size=2M,assoc=32,line=32,policy=%s,inclusion=inclusive;"
+			 "DTLB:entries=16,assoc=8", pol_key[p]);
+		if (mod_sim_run_pages(&ms, text, 0, 1, 8, 8, "L3", "replacement", 1, err, sizeof err) < 0)
+			tap_ok(0, "%s: %s", text, err);
+		else
+			mod_sim_check(&ms, "L3", AMP_FILLS(replacement), p, text, 0, NULL);
+		mod_sim_free(&ms);
+	}
+}
+
 int main(void)
 {
+	test_lru_pair();
 	test_halves();
 	test_fresh_evictors();
 	test_special();

@@ -768,7 +768,9 @@ static int halves_apart(const struct gen_level *want, int k)
  * run on the eviction-set lines of level k (frames of `page` bytes):
  * for replacement no level above is exclusive, but for an L3 under an
  * exclusive pair (L2 over L1) that holds as many of its ways (the rounds
- * run through the pair's pushers) and is not exclusive itself; no random
+ * run through the pair's pushers) and is not exclusive itself, or one
+ * under an lru L1 over an exclusive L2 that is not random, of more ways
+ * than the pair but one (lru_pair); no random
  * level above has a way over half a page (the fresh lines that push a
  * line out of it lie at other offsets of a page), but a random L1 whose
  * fresh lines fit this level from other pages (fresh_pool_fits); the
@@ -787,11 +789,21 @@ static int evset_testable(const struct gen_level *want, int k, int q, uint64_t p
 {
 
 	int through_pair = k == 2 && want[2].incl != AMP_INCL_EXCLUSIVE && want[2].ways <= want[1].ways + want[0].ways;
+	/* An exclusive L2 under an lru L1 that passes lines on in order:
+	 * the pair keeps a set's most recent lines (mod_replace.c). */
+	int lru_pair = k == 2 && want[1].incl == AMP_INCL_EXCLUSIVE && strcmp(want[0].pol, "lru") == 0 &&
+		       strcmp(want[1].pol, "random") != 0 && want[0].ways > 1;
 	uint64_t above = 0, a = want[k].ways;
 
 	for (int j = 1; j < k; j++)
-		if (want[j].incl == AMP_INCL_EXCLUSIVE && q == 0 && !through_pair)
+		if (want[j].incl == AMP_INCL_EXCLUSIVE && q == 0 && !through_pair && !lru_pair)
 			return 0;
+	if (lru_pair && q == 0) {
+		uint64_t pair = want[0].ways + want[1].ways;
+
+		if (pair >= a || (pair + 1 == a && a > 2 && (a & (a - 1)) == 0))
+			return 0;
+	}
 	if (q == 0) {
 		for (int j = 0; j < k; j++) {
 			if (strcmp(want[j].pol, "random") == 0) {
