@@ -470,8 +470,8 @@ static int pick_part(const struct design *d, const int *seq, int n, int x, int *
  * as many lines of that part as this one in between. */
 static int reaches_level(struct design *d, const int *rho, int nrho)
 {
-	int seq[MAX_WAYS + MAX_RHO + 2], stamp[2 * (MAX_WAYS + 1)], part[MAX_RHO + 3], n = 0, mark = 0;
-	int used = 0, first[MAX_RHO + 3], nseen = 0;
+	int seq[MAX_WAYS + MAX_RHO + 2], stamp[2 * (MAX_WAYS + 1)], part[MAX_RHO + 4], n = 0, mark = 0;
+	int used = 0, first[MAX_RHO + 4], nseen = 0;
 
 	memset(stamp, -1, 2 * ((size_t)d->a + 1) * sizeof *stamp);
 	for (int i = 0; i < d->a; i++)
@@ -963,11 +963,6 @@ static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level 
 	return (uint64_t)below->effective_size.value / 4 / (uint64_t)lv->line.value;
 }
 
-/* Sets by experiment: whether the rounds can run on the level's set
- * lines (groups of ways + 1, two at least) with no evictors: every level
- * above must hold them all in one set of its own (its way no larger),
- * so that lines in between push a line out of it, and none be
- * exclusive. */
 /* An exclusive level right under L1 whose pair with it evicts in lru
  * order: the pair keeps the most recent lines of a set, as many as
  * their summed ways (L1's victims come down in order of use, and a hit
@@ -981,6 +976,11 @@ static int lru_pair_ways(const struct amp_level *a)
 	return (int)(a->assoc.value + a->above->assoc.value);
 }
 
+/* Sets by experiment: whether the rounds can run on the level's set
+ * lines (groups of ways + 1, two at least) with no evictors: every level
+ * above must hold them all in one set of its own (its way no larger),
+ * so that lines in between push a line out of it, and none be
+ * exclusive (but one in an lru pair: lru_pair_ways). */
 static int found_set_usable(const struct amp_level *lv, char *why, size_t len)
 {
 	if (lv->nset_lines < 2 * (lv->thrash_ways + 1)) {

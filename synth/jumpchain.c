@@ -254,10 +254,13 @@ static int fill_used_pages(uint8_t *code, uint64_t size, const uint64_t *off, si
 	if (!mark)
 		return -1;
 	for (size_t i = 0; i <= n; i++) {
-		uint64_t pg = (i < n ? off[i] : tail) / 4096;
+		/* Both pages of a jump (or tail) that straddles them. */
+		uint64_t at = i < n ? off[i] : tail, end = at + (i < n ? amp_jumpchain_min_gap() : TAIL_BYTES) - 1;
 
-		used += !(mark[pg / 8] & (1u << (pg % 8)));
-		mark[pg / 8] |= (uint8_t)(1u << (pg % 8));
+		for (uint64_t pg = at / 4096; pg <= end / 4096 && pg < pages; pg++) {
+			used += !(mark[pg / 8] & (1u << (pg % 8)));
+			mark[pg / 8] |= (uint8_t)(1u << (pg % 8));
+		}
 	}
 #ifdef MADV_POPULATE_WRITE
 	if (2 * used >= pages)
