@@ -956,6 +956,20 @@ static unsigned module_bit(const struct amp_module *mod)
 	return 1u << m;
 }
 
+/* mod's run on lv, its own wall time (less the modules it ran) a step. */
+static int run_timed(struct amp_ctx *c, const struct amp_module *mod, struct amp_level *lv, char *why, size_t len)
+{
+	uint64_t t0 = amp_now_ns(), outer_nested = c->nested_ns, total;
+	int rc;
+
+	c->nested_ns = 0;
+	rc = mod->run(c, lv, why, len);
+	total = amp_now_ns() - t0;
+	amp_step_add(c, lv->name, mod->name, total - c->nested_ns);
+	c->nested_ns = outer_nested + total;
+	return rc;
+}
+
 void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_level *lv)
 {
 	/* Run from inside another module's run: that one is announced
@@ -984,23 +998,13 @@ void amp_run_module(struct amp_ctx *c, const struct amp_module *mod, struct amp_
 	/* A module that cannot run (memory bound, mmap or an executable
 	 * mapping refused) leaves its parameters unknown with the reason;
 	 * the others still run. */
-	{
-		uint64_t t0 = amp_now_ns(), outer_nested = c->nested_ns, total;
-		int rc;
+	if (run_timed(c, mod, lv, why, sizeof why) < 0)
+		for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
+			struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
 
-		c->nested_ns = 0;
-		rc = mod->run(c, lv, why, sizeof why);
-		total = amp_now_ns() - t0;
-		amp_step_add(c, lv->name, mod->name, total - c->nested_ns);
-		c->nested_ns = outer_nested + total;
-		if (rc < 0)
-			for (int k = 0; k < AMP_MODULE_MAX_FILLS && mod->fills[k]; k++) {
-				struct amp_param *pa = (struct amp_param *)((char *)lv + mod->fills[k]);
-
-				if (!pa->known)
-					amp_param_unknown(pa, "%s", why);
-			}
-	}
+			if (!pa->known)
+				amp_param_unknown(pa, "%s", why);
+		}
 	amp_trace_set_module(outer);
 	if (outer && outer_lv && amp_tracing()) {
 		struct amp_trace_ev e = { .kind = AMP_TR_MODULE, .module = outer, .lv = outer_lv,

@@ -301,13 +301,18 @@ int amp_misses_some(const struct amp_level *lv, double rate);
  * and half of L1's (mod_evset.c). */
 int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
 
+/* The reload threshold of moved page-offset classes: midway between
+ * the class's own reload and the class half a page away (or the hit,
+ * where that costs more); -1 where those are within a quarter of the
+ * gap (the class evicts by size, not by set). */
+int amp_class_threshold(double hit, double miss, double far, double gap, double *threshold);
+
 /* The line below L2 from page-offset classes whose edge passed the line
  * above and access pairs (mod_block.c): prefetchers only push either
  * edge up, so pairs decide where they agree with the classes or read
  * the line above (a pair one line above apart paid the level below: no
  * prefetcher brought it, and a longer line would have held it).  0 with
  * *line, or -1 where they disagree otherwise. */
-int amp_class_threshold(double hit, double miss, double far, double gap, double *threshold);
 int amp_class_line(int64_t classes, int64_t pairs, int64_t above_line, int64_t *line);
 
 /* Half of lv's line, where moving a line by it puts it in another set

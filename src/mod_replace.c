@@ -372,44 +372,60 @@ static int victims_apart(struct design *d, struct model *det, const int *rho, in
 /* Whether random replacement stays clear of every deterministic answer:
  * each plan's unexplained misses per round, less three standard errors
  * of a plan's mean, at least RANDOM_CLEAR. */
-static int random_clear(struct design *d, struct model *rnd, const int *rho, int nrho)
+/* Monte Carlo of plan h's rounds on model m (random somewhere): the
+ * unexplained misses per round, their standard deviation, and the
+ * share of rounds whose probe missed. */
+static void plan_model(const struct design *d, struct model *m, const int *rho, int nrho, int h, double *mean,
+		       double *sd, double *probe)
 {
-	double rounds = (double)(d->sets * d->rounds);
+	double sum = 0, sq = 0, probes = 0;
+	int v, probed;
 
-	for (int h = 0; h < d->npol; h++) {
-		double sum = 0, sq = 0, mean, sd, probes = 0;
-		int v, probed;
+	for (int t = 0; t < MC_ROUNDS; t++) {
+		double x = model_round(m, rho, nrho, d->victim[h], &v, &probed);
 
-		for (int t = 0; t < MC_ROUNDS; t++) {
-			double x = model_round(rnd, rho, nrho, d->victim[h], &v, &probed);
-
-			probes += probed;
-			sum += x;
-			sq += x * x;
-		}
-		mean = sum / MC_ROUNDS;
-		sd = sqrt(fmax(sq / MC_ROUNDS - mean * mean, 0));
-		d->rand_mean[h] = mean;
-		d->rand_probe[h] = probes / MC_ROUNDS;
-		if (mean - 3 * sd / sqrt(rounds) < RANDOM_CLEAR)
-			return 0;
+		probes += probed;
+		sum += x;
+		sq += x * x;
 	}
-	/* On a found set the plans are read against a base, by their probes
-	 * alone: random's probe misses must then stand clear of every
-	 * deterministic pattern (1 in its own plan, 0 elsewhere), three
-	 * standard errors beyond the tolerance. */
-	for (int t = 0; t < d->npol && d->found_set; t++) {
+	*mean = sum / MC_ROUNDS;
+	*sd = sqrt(fmax(sq / MC_ROUNDS - *mean * *mean, 0));
+	*probe = probes / MC_ROUNDS;
+}
+
+/* Whether per-plan values p[] (standard errors se[]) stand clear of
+ * every deterministic pattern (1 in its own plan, 0 elsewhere), three
+ * standard errors beyond the tolerance. */
+static int clear_of_policies(const struct design *d, const double *p, const double *se)
+{
+	for (int t = 0; t < d->npol; t++) {
 		double far = 0;
 
-		for (int h = 0; h < d->npol; h++) {
-			double p = d->rand_probe[h], se = sqrt(p * (1 - p) / rounds);
-
-			far = fmax(far, fabs(p - (h == t)) - 3 * se);
-		}
+		for (int h = 0; h < d->npol; h++)
+			far = fmax(far, fabs(p[h] - (h == t)) - 3 * se[h]);
 		if (far <= TOL)
 			return 0;
 	}
 	return 1;
+}
+
+static int random_clear(struct design *d, struct model *rnd, const int *rho, int nrho)
+{
+	double rounds = (double)(d->sets * d->rounds), se[3];
+
+	for (int h = 0; h < d->npol; h++) {
+		double mean, sd;
+
+		plan_model(d, rnd, rho, nrho, h, &mean, &sd, &d->rand_probe[h]);
+		d->rand_mean[h] = mean;
+		if (mean - 3 * sd / sqrt(rounds) < RANDOM_CLEAR)
+			return 0;
+		se[h] = sqrt(d->rand_probe[h] * (1 - d->rand_probe[h]) / rounds);
+	}
+	/* On a found set the plans are read against a base, by their probes
+	 * alone: random's probe misses must then stand clear of every
+	 * deterministic pattern. */
+	return !d->found_set || clear_of_policies(d, d->rand_probe, se);
 }
 
 static int occurrences(const int *v, int n, int x)
@@ -1456,9 +1472,11 @@ static int found_set_design(struct amp_ctx *c, struct amp_level *lv, struct desi
 		return -1;
 	d->found_set = 1;
 	for (const struct amp_level *a = up; a; a = a->above) {
+		int pair = lru_pair_ways(a);
+
 		if (!amp_replaces_at_random(a))
 			d->above = a->thrash_ways > d->above ? a->thrash_ways : d->above;
-		d->above = lru_pair_ways(a) > d->above ? lru_pair_ways(a) : d->above;
+		d->above = pair > d->above ? pair : d->above;
 	}
 	d->groups = (uint64_t)lv->nset_lines / ((uint64_t)d->a + 1);
 	d->unit = d->line;
@@ -1514,9 +1532,8 @@ static int halves_usable(const struct amp_level *lv, struct design *d)
 static int pair_design(struct design *d, const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
-	double rounds = (double)(d->sets * d->rounds), sd[3];
+	double rounds = (double)(d->sets * d->rounds), se[3];
 	struct model here, above;
-	int v, probed;
 
 	if (!d->combined || !up || !amp_param_conclusive(&up->replacement) ||
 	    up->replacement.value == AMP_POLICY_RANDOM || up->replacement.value == AMP_POLICY_UNKNOWN ||
@@ -1532,28 +1549,16 @@ static int pair_design(struct design *d, const struct amp_level *lv)
 	here.up = &above;
 	here.own = d->a - up->thrash_ways;
 	for (int h = 0; h < d->npol; h++) {
-		double sum = 0, sq = 0;
+		double probe;
 
-		for (int t = 0; t < MC_ROUNDS; t++) {
-			double x = model_round(&here, d->rho, d->nrho, d->victim[h], &v, &probed);
-
-			sum += x;
-			sq += x * x;
-		}
-		d->pair_mean[h] = sum / MC_ROUNDS;
-		sd[h] = sqrt(fmax(sq / MC_ROUNDS - d->pair_mean[h] * d->pair_mean[h], 0));
+		plan_model(d, &here, d->rho, d->nrho, h, &d->pair_mean[h], &se[h], &probe);
+		se[h] /= sqrt(rounds);
 	}
 	here.up = NULL;
 	model_free(&here);
 	model_free(&above);
-	for (int t = 0; t < d->npol; t++) {
-		double far = 0;
-
-		for (int h = 0; h < d->npol; h++)
-			far = fmax(far, fabs(d->pair_mean[h] - (h == t)) - 3 * sd[h] / sqrt(rounds));
-		if (far <= TOL)
-			return 0;
-	}
+	if (!clear_of_policies(d, d->pair_mean, se))
+		return 0;
 	d->pair_random = 1;
 	return 0;
 }
@@ -1563,6 +1568,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	struct design *d = &design;
 	char why[AMP_REASON_LEN];
 	uint64_t cost = 0;
+	int most;
 
 	if (victim_level(lv))
 		return victim_run(c, lv); /* replace_supported: victim_rounds_usable */
@@ -1595,10 +1601,10 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	}
 	if (d->avail < 1)
 		d->avail = 1;
+	most = d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2;
 	/* Retouches per line: words enough for each its own, at least two
 	 * (short lines reuse words, see visit()). */
-	if (choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0 &&
-	    (!halves_usable(lv, d) || choose_rho(d, d->line / 8 > 4 ? (int)(d->line / 8) - 2 : 2, why, sizeof why) < 0)) {
+	if (choose_rho(d, most, why, sizeof why) < 0 && (!halves_usable(lv, d) || choose_rho(d, most, why, sizeof why) < 0)) {
 		amp_param_unknown(&lv->replacement, "%s", why);
 		lv->replacement.method = amp_method_names[lv->method];
 		lv->replacement.accesses = cost;

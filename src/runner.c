@@ -352,8 +352,9 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 	/* Touch the pages the plan uses now, so page faults stay out of the
 	 * measurement. */
 	for (int s = 0; s < p->nseq; s++)
-		for (size_t k = 0; k < p->seq[s].n && touches_data(p, s); k++)
-			rp->base[p->seq[s].off[k]] = 0;
+		if (touches_data(p, s))
+			for (size_t k = 0; k < p->seq[s].n; k++)
+				rp->base[p->seq[s].off[k]] = 0;
 	if (write_chains(p, rp, err, len) < 0)
 		goto fail;
 	for (int s = 0; s < p->nseq; s++) {

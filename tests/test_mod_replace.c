@@ -333,6 +333,21 @@ static void test_fresh_evictors(void)
 	tap_ok(amp_evictors_fresh(&l2) == 0, "none where no level above is known to be random");
 }
 
+/* `level`'s replacement on scattered frames (its sets by eviction
+ * sets) must be `want` (-1: unknown, `why` in its reason). */
+static void expect_scattered(const char *text, const char *level, double noise, uint64_t seed, long long want,
+			     const char *why)
+{
+	struct mod_sim ms;
+	char err[AMP_REASON_LEN];
+
+	if (mod_sim_run_pages(&ms, text, noise, seed, 8, 8, level, "replacement", 1, err, sizeof err) < 0)
+		tap_ok(0, "%s: %s", text, err);
+	else
+		mod_sim_check(&ms, level, AMP_FILLS(replacement), want, text, noise, why);
+	mod_sim_free(&ms);
+}
+
 /* Sets found by eviction sets (scattered frames) of 4 ways under a
  * 3-way L1d: a retouch of a whole line would have to be the line used
  * longest ago, where lru, plru and fifo evict alike; where the lines
@@ -352,31 +367,14 @@ static void test_halves(void)
 	for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++)
 		for (int p = 0; p < 4; p++)
 			for (size_t r = 0; r < 2; r++) {
-				struct mod_sim ms;
-				char text[320], err[AMP_REASON_LEN];
+				char text[320];
 
 				snprintf(text, sizeof text, shape[s].spec, pol_key[p]);
-				if (mod_sim_run_pages(&ms, text, runs[r].noise, runs[r].seed, 8, 8, shape[s].level,
-						      "replacement", 1, err, sizeof err) < 0) {
-					tap_ok(0, "%s: %s", text, err);
-					mod_sim_free(&ms);
-					continue;
-				}
-				mod_sim_check(&ms, shape[s].level, AMP_FILLS(replacement), p, text, runs[r].noise, NULL);
-				mod_sim_free(&ms);
+				expect_scattered(text, shape[s].level, runs[r].noise, runs[r].seed, p, NULL);
 			}
-	{
-		struct mod_sim ms;
-		char err[AMP_REASON_LEN];
-		const char *text = "L1d:size=12K,assoc=3,line=64;L1i:size=12K,assoc=3,line=64;"
-				   "L2:size=256K,assoc=4,line=64,policy=fifo,inclusion=inclusive;L3:size=4M,assoc=16,line=64";
-
-		if (mod_sim_run_pages(&ms, text, 0, 1, 8, 8, "L2", "replacement", 1, err, sizeof err) < 0)
-			tap_ok(0, "%s: %s", text, err);
-		else
-			mod_sim_check(&ms, "L2", AMP_FILLS(replacement), -1, text, 0, "no retouch order");
-		mod_sim_free(&ms);
-	}
+	expect_scattered("L1d:size=12K,assoc=3,line=64;L1i:size=12K,assoc=3,line=64;"
+			 "L2:size=256K,assoc=4,line=64,policy=fifo,inclusion=inclusive;L3:size=4M,assoc=16,line=64",
+			 "L2", 0, 1, -1, "no retouch order");
 }
 
 /* Sets found by eviction sets under an exclusive L2 that passes L1d's
@@ -386,44 +384,28 @@ static void test_halves(void)
  * of tree plru too). */
 static void test_lru_pair(void)
 {
-	static const char *const spec[] = {
-		"L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
-		"L2:size=96K,assoc=6,line=16,policy=%s,inclusion=exclusive;L3:size=1280K,assoc=20,line=32,policy=%s,inclusion=inclusive;"
-		"DTLB:entries=16,assoc=8",
-	};
 	static const char *const l2[] = { "lru", "fifo" };
 
 	for (int u = 0; u < 2; u++)
 		for (int p = 0; p < 4; p++)
-			for (size_t r = 0; r < 2; r++) {
-				struct mod_sim ms;
-				char text[320], err[AMP_REASON_LEN];
+			for (size_t r = 0; r < 2 && p != AMP_POLICY_PLRU; r++) { /* no 20-way plru */
+				char text[320];
 
-				if (p == AMP_POLICY_PLRU)
-					continue; /* 20 ways */
-				snprintf(text, sizeof text, spec[0], l2[u], pol_key[p]);
-				if (mod_sim_run_pages(&ms, text, runs[r].noise, runs[r].seed, 8, 8, "L3", "replacement", 1,
-						      err, sizeof err) < 0) {
-					tap_ok(0, "%s: %s", text, err);
-					mod_sim_free(&ms);
-					continue;
-				}
-				mod_sim_check(&ms, "L3", AMP_FILLS(replacement), p, text, runs[r].noise, NULL);
-				mod_sim_free(&ms);
+				snprintf(text, sizeof text,
+					 "L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
+					 "L2:size=96K,assoc=6,line=16,policy=%s,inclusion=exclusive;"
+					 "L3:size=1280K,assoc=20,line=32,policy=%s,inclusion=inclusive;DTLB:entries=16,assoc=8",
+					 l2[u], pol_key[p]);
+				expect_scattered(text, "L3", runs[r].noise, runs[r].seed, p, NULL);
 			}
 	for (int p = 0; p < 4; p++) {
-		struct mod_sim ms;
-		char text[320], err[AMP_REASON_LEN];
+		char text[320];
 
 		snprintf(text, sizeof text,
 			 "L1d:size=2K,assoc=4,line=16;L1i:size=2K,assoc=4,line=16;"
-			 "L2:size=128K,assoc=8,line=16,policy=plru,inclusion=exclusive;L3:size=2M,assoc=32,line=32,policy=%s,inclusion=inclusive;"
-			 "DTLB:entries=16,assoc=8", pol_key[p]);
-		if (mod_sim_run_pages(&ms, text, 0, 1, 8, 8, "L3", "replacement", 1, err, sizeof err) < 0)
-			tap_ok(0, "%s: %s", text, err);
-		else
-			mod_sim_check(&ms, "L3", AMP_FILLS(replacement), p, text, 0, NULL);
-		mod_sim_free(&ms);
+			 "L2:size=128K,assoc=8,line=16,policy=plru,inclusion=exclusive;"
+			 "L3:size=2M,assoc=32,line=32,policy=%s,inclusion=inclusive;DTLB:entries=16,assoc=8", pol_key[p]);
+		expect_scattered(text, "L3", 0, 1, p, NULL);
 	}
 }
 
