@@ -31,11 +31,12 @@
  * the level's own is unknown: a hit moves the line up, so lru and fifo
  * evict alike in a victim level.  Under a random level a reused evictor
  * (or the test line) stays there with some chance: every test access
- * then gets fresh evictors, used once (amp_evictors_fresh).  Undecided,
- * with the reason: direct-mapped levels, an exclusive pair under a
- * random level (it looks random), a found set under a random level of a
- * way over half a page (no fresh line shares its set yet misses this
- * level's), and one with no more ways than the level above and a way
+ * then gets fresh evictors, used once (amp_evictors_fresh); an
+ * exclusive pair under a random L1 is read against models of the pair
+ * (pair_models).  Undecided, with the reason: direct-mapped levels, an
+ * exclusive pair under another random level (it looks random), a found
+ * set under a random level of a way over half a page (no fresh line
+ * shares its set yet misses this level's), and one with no more ways than the level above and a way
  * under twice its way (no evictor can single out its sets).
  */
 #include "config.h"
@@ -56,6 +57,7 @@
 #define MC_ROUNDS 512        /* rounds of random replacement in the model */
 #define TOL 0.4              /* a deterministic answer: every plan within this of 0 or 1 */
 #define RANDOM_MIN 0.5       /* random: every plan at least this many unexplained misses per round */
+#define PAIR_FIT 0.15       /* a pair model fits: every plan within this of its mean (and 3 se) */
 #define RANDOM_CLEAR 0.7     /* plan time: random's mean minus 3 sd of a plan's mean */
 #define FRESH_POOL_TURNS 4   /* pool lines per fresh line an access takes: a line's leak is then
 			      * the single one's to this power (at least the second: FRESH_POOL_LEAST) */
@@ -237,8 +239,10 @@ static int model_access(struct model *m, int id, int *out)
 
 /* An exclusive pair: a line comes here only as the level above's
  * victim, and a hit here moves it up (its way here empties, and the
- * victim above takes one: an empty one first, else one at random).
- * 1 where the line missed both; *out: the line the pair lost. */
+ * victim above takes one: an empty one first, in way order, else one by
+ * this level's policy, as the simulated machine does).  A hit here never
+ * reorders a line in place, so lru and fifo evict alike.  1 where the
+ * line missed both; *out: the line the pair lost. */
 static int pair_access(struct model *m, int id, int *out)
 {
 	int here = m->where[id], victim, way = -1;
@@ -249,6 +253,8 @@ static int pair_access(struct model *m, int id, int *out)
 	if (here >= 0) {
 		m->tag[here] = -1;
 		m->where[id] = -1;
+		if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
+			list_unlink(m, here);
 	}
 	model_access(m->up, id, &victim);
 	if (victim < 0)
@@ -257,12 +263,23 @@ static int pair_access(struct model *m, int id, int *out)
 		if (m->tag[k] < 0)
 			way = k;
 	if (way < 0) {
-		way = (int)amp_rng_below(&m->rng, (uint64_t)m->own);
+		if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO) {
+			way = m->head;
+			list_unlink(m, way);
+		} else if (m->pol == AMP_POLICY_PLRU) {
+			way = plru_victim(m);
+		} else {
+			way = (int)amp_rng_below(&m->rng, (uint64_t)m->own);
+		}
 		*out = m->tag[way];
 		m->where[*out] = -1;
 	}
 	m->tag[way] = victim;
 	m->where[victim] = way;
+	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
+		list_push(m, way);
+	else if (m->pol == AMP_POLICY_PLRU)
+		plru_touch(m, way);
 	return here < 0;
 }
 
@@ -331,6 +348,12 @@ struct design {
 	 * deterministic answer; its unexplained misses per round. */
 	int pair_random;
 	double pair_mean[3];
+	/* An exclusive pair under a random level (pair_models): each
+	 * policy's model of the pair, its plans' means and standard errors,
+	 * and how far random's stands from the others' at the least. */
+	int pair_models, npm;
+	enum amp_policy_id pm_pol[3];
+	double pm[3][3], pm_se[3][3], pm_apart;
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
 	double rand_probe[3];   /* of them the probe's */
 	double last_e[3];       /* the last vote's */
@@ -880,6 +903,30 @@ static int plan_misses(struct amp_ctx *c, struct amp_level *lv, int h, uint64_t 
 	return rc;
 }
 
+/* The pair model (pair_models) whose plan means the misses e[] fit,
+ * each within PAIR_FIT of its mean and three of its standard errors;
+ * the nearest where several do.  Its policy, or unknown. */
+static int pair_fit(const struct design *d, const double *e, int64_t *value)
+{
+	double best = INFINITY;
+
+	*value = AMP_POLICY_UNKNOWN;
+	for (int k = 0; k < d->npm; k++) {
+		double off = 0;
+		int fits = 1;
+
+		for (int h = 0; h < d->npol; h++) {
+			off = fmax(off, fabs(e[h] - d->pm[k][h]));
+			fits = fits && fabs(e[h] - d->pm[k][h]) <= PAIR_FIT + 3 * d->pm_se[k][h];
+		}
+		if (fits && off < best) {
+			best = off;
+			*value = d->pm_pol[k];
+		}
+	}
+	return 0;
+}
+
 /* One vote: the unexplained misses per round of each hypothesis' plan,
  * matched against 1 for the true policy's plan and 0 for the others.
  * Counted, beyond the plan's cold misses.  By timing, beyond the base
@@ -927,6 +974,8 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 			random = random && e[h] >= RANDOM_MIN;
 		}
 	}
+	if (d->pair_models)
+		return pair_fit(d, e, value);
 	for (int t = 0; t < d->npol; t++) {
 		double worst = 0, level = 0;
 
@@ -1267,14 +1316,16 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 			return -1;
 		}
 		if (amp_thrashes(lv, rate)) {
-			if (d->fresh) {
+			if (d->fresh && (lv->method != AMP_METHOD_COUNTERS || !amp_replaces_at_random(up) || up->above)) {
 				/* The pair's rounds run without evictors, and
 				 * the random level above makes any pair look
-				 * random. */
+				 * random (pair_models reads such a pair by
+				 * counters, where that level is L1). */
 				amp_param_unknown(&lv->replacement,
 						  "an exclusive pair under a level that replaces at random: the pair looks random whatever this level does");
 				return -1;
 			}
+			d->fresh = 0; /* the pair's rounds run without evictors */
 			d->combined = 1;
 			return 0;
 		}
@@ -1520,6 +1571,72 @@ static int halves_usable(const struct amp_level *lv, struct design *d)
 	return 1;
 }
 
+/* Plan means of this level's policy `pol` in an exclusive pair under
+ * the level above (`up` ways, policy `above_pol`): the unexplained
+ * misses per round of each plan and their standard errors over the
+ * plans' rounds.  0, or -1 (out of memory). */
+static int pair_means(const struct design *d, enum amp_policy_id pol, enum amp_policy_id above_pol, int up,
+		      double *mean, double *se)
+{
+	double rounds = (double)(d->sets * d->rounds);
+	struct model here, above;
+
+	if (model_init(&here, pol, d->a, 0x70616972 ^ (uint64_t)d->a) < 0)
+		return -1;
+	if (model_init_ids(&above, above_pol, up, 2 * (size_t)d->a + 1, 0x61626f76 ^ (uint64_t)up) < 0) {
+		model_free(&here);
+		return -1;
+	}
+	here.up = &above;
+	here.own = d->a - up;
+	for (here.depth = 0; (1 << here.depth) < here.own; here.depth++)
+		;
+	for (int h = 0; h < d->npol; h++) {
+		double probe;
+
+		plan_model(d, &here, d->rho, d->nrho, h, &mean[h], &se[h], &probe);
+		se[h] /= sqrt(rounds);
+	}
+	here.up = NULL;
+	model_free(&here);
+	model_free(&above);
+	return 0;
+}
+
+/* An exclusive pair under a random level above (a 2-way random L1d over
+ * a 4-way L2): every plan's misses are shares whatever this level does,
+ * so each policy here is a model of the pair, and a vote reads the one
+ * its misses fit.  The models: ordered (lru and fifo, which a victim
+ * level cannot tell apart), tree plru where its own ways are a power of
+ * two over 2, and random.  Only random is an answer (an ordered level's
+ * own order never shows), and only where its model stands apart from
+ * the ordered ones by twice the fit's tolerance, three standard errors
+ * of each model's mean aside. */
+static int pair_models(struct design *d, const struct amp_level *lv)
+{
+	int up = lv->above->thrash_ways, own = d->a - up, r;
+
+	d->npm = 0;
+	d->pm_pol[d->npm++] = AMP_POLICY_FIFO;
+	if (own > 2 && amp_is_pow2((uint64_t)own))
+		d->pm_pol[d->npm++] = AMP_POLICY_PLRU;
+	d->pm_pol[d->npm++] = AMP_POLICY_RANDOM;
+	for (int k = 0; k < d->npm; k++)
+		if (pair_means(d, d->pm_pol[k], AMP_POLICY_RANDOM, up, d->pm[k], d->pm_se[k]) < 0)
+			return -1;
+	d->pair_models = 1;
+	r = d->npm - 1;
+	d->pm_apart = INFINITY;
+	for (int k = 0; k < r; k++) {
+		double far = 0;
+
+		for (int h = 0; h < d->npol; h++)
+			far = fmax(far, fabs(d->pm[r][h] - d->pm[k][h]) - 3 * (d->pm_se[r][h] + d->pm_se[k][h]));
+		d->pm_apart = fmin(d->pm_apart, far);
+	}
+	return 0;
+}
+
 /* An exclusive pair tested as one (d->combined) under a level of known
  * order: random replacement here does not make the pair a random set of
  * its summed ways (the level above keeps its order, and only its
@@ -1528,35 +1645,21 @@ static int halves_usable(const struct amp_level *lv, struct design *d)
  * plans, where a random 5-way set has at least 0.5 in each).  So
  * random's misses are read against a model of that pair, where it
  * stands clear of every deterministic answer (three standard errors
- * beyond the tolerance). */
+ * beyond the tolerance).  Under a random level above every answer is a
+ * share: see pair_models. */
 static int pair_design(struct design *d, const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
-	double rounds = (double)(d->sets * d->rounds), se[3];
-	struct model here, above;
+	double se[3];
 
 	if (!d->combined || !up || !amp_param_conclusive(&up->replacement) ||
-	    up->replacement.value == AMP_POLICY_RANDOM || up->replacement.value == AMP_POLICY_UNKNOWN ||
-	    up->thrash_ways < 1 || up->thrash_ways >= d->a)
+	    up->replacement.value == AMP_POLICY_UNKNOWN || up->thrash_ways < 1 || up->thrash_ways >= d->a)
 		return 0;
-	if (model_init(&here, AMP_POLICY_RANDOM, d->a, 0x70616972 ^ (uint64_t)d->a) < 0)
+	if (up->replacement.value == AMP_POLICY_RANDOM)
+		return pair_models(d, lv);
+	if (pair_means(d, AMP_POLICY_RANDOM, (enum amp_policy_id)up->replacement.value, up->thrash_ways,
+		       d->pair_mean, se) < 0)
 		return -1;
-	if (model_init_ids(&above, (enum amp_policy_id)up->replacement.value, up->thrash_ways,
-			   2 * (size_t)d->a + 1, 0) < 0) {
-		model_free(&here);
-		return -1;
-	}
-	here.up = &above;
-	here.own = d->a - up->thrash_ways;
-	for (int h = 0; h < d->npol; h++) {
-		double probe;
-
-		plan_model(d, &here, d->rho, d->nrho, h, &d->pair_mean[h], &se[h], &probe);
-		se[h] /= sqrt(rounds);
-	}
-	here.up = NULL;
-	model_free(&here);
-	model_free(&above);
 	if (!clear_of_policies(d, d->pair_mean, se))
 		return 0;
 	d->pair_random = 1;
@@ -1616,6 +1719,13 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		lv->replacement.method = amp_method_names[lv->method];
 		return 0;
 	}
+	if (d->pair_models && d->pm_apart <= 0) {
+		amp_param_unknown(&lv->replacement,
+				  "an exclusive pair under a level that replaces at random: the pair looks random whatever this level does (its models differ by under 3 standard errors)");
+		lv->replacement.method = amp_method_names[lv->method];
+		lv->replacement.accesses = cost;
+		return 0;
+	}
 	amp_vote(c, lv, replace_vote, &lv->replacement);
 	lv->replacement.accesses += cost;
 	if (lv->replacement.known && lv->replacement.value == AMP_POLICY_UNKNOWN) {
@@ -1626,7 +1736,19 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 				 amp_policy_names[d->pol[h]]);
 			snprintf(e + strlen(e), sizeof e - strlen(e), "%s%.2f", h ? "/" : "", d->last_e[h]);
 		}
-		if (lv->method == AMP_METHOD_TIMING || d->found_set)
+		if (d->pair_models) {
+			char m[128] = "";
+
+			for (int k = 0; k < d->npm; k++) {
+				snprintf(m + strlen(m), sizeof m - strlen(m), "%s%s ", k ? "; " : "",
+					 amp_policy_names[d->pm_pol[k]]);
+				for (int h = 0; h < d->npol; h++)
+					snprintf(m + strlen(m), sizeof m - strlen(m), "%s%.2f", h ? "/" : "", d->pm[k][h]);
+			}
+			amp_param_unknown(&lv->replacement,
+					  "the misses fit no policy: extra misses per round %s in the %s probes (under random %s: %s)",
+					  e, names, lv->above->name, m);
+		} else if (lv->method == AMP_METHOD_TIMING || d->found_set)
 			amp_param_unknown(&lv->replacement,
 					  "the misses fit no policy: probe misses per round %s in the %s plans%s (a policy: 1 in its own, 0 elsewhere; random: %.2f to %.2f everywhere)",
 					  e, names, lv->method == AMP_METHOD_TIMING ? ", from time" : "",
@@ -1644,16 +1766,30 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 					  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
 					  e, names);
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
+		   d->pair_models) {
+		/* Under a random level the pair has no order to pass on. */
+		amp_param_unknown(&lv->replacement,
+				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows (under random %s the misses fit an ordered policy here, not random)",
+				  lv->above->name, lv->above->name);
+	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
 		   (d->combined || (amp_param_conclusive(&lv->inclusion) &&
 				    lv->inclusion.value == AMP_INCL_EXCLUSIVE))) {
 		/* A victim level: a line that hits here moves up and leaves,
 		 * so nothing here is ever used again in place; lru and fifo
-		 * evict alike, and the order seen is the pair's. */
-		lv->pair_order_known = 1;
-		lv->pair_order = (enum amp_policy_id)lv->replacement.value;
-		amp_param_unknown(&lv->replacement,
-				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; the pair evicts as %s",
-				  lv->above->name, amp_policy_names[lv->replacement.value]);
+		 * evict alike, and the order seen is the pair's; under a
+		 * random level above (rounds with fresh evictors) the pair has
+		 * none. */
+		if (amp_replaces_at_random(lv->above))
+			amp_param_unknown(&lv->replacement,
+					  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows (its lines leave in the order they came down)",
+					  lv->above->name);
+		else {
+			lv->pair_order_known = 1;
+			lv->pair_order = (enum amp_policy_id)lv->replacement.value;
+			amp_param_unknown(&lv->replacement,
+					  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows; the pair evicts as %s",
+					  lv->above->name, amp_policy_names[lv->replacement.value]);
+		}
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
 		   lv->overflow_share > 0 && lv->overflow_share < FULL_OVERFLOW_SHARE) {
 		/* lru, tree plru and fifo all miss every access of a cyclic

@@ -286,6 +286,35 @@ static void test_special(void)
 		tap_ok(o.ok && !o.known, "lru exclusive 2-way L2 under an lru 3-way L1d: its own policy unknown");
 		tap_has(o.reason, "the pair evicts as lru", "and the pair's order named, not random");
 	}
+	/* An exclusive pair under a random L1d (policy hierarchy 40 of
+	 * test_modules): every plan shows a share of misses whatever L2
+	 * does, so each L2 policy is a model of the pair; random is read
+	 * where its model fits, an ordered L2 stays unknown, and where the
+	 * models lie too close (8 ways under 4) nothing is claimed. */
+	{
+		static const char *const ordered[] = { "lru", "fifo", "plru" };
+		static const char *const pair = "L1d:size=4K,assoc=2,line=128,policy=random;L1i:size=4K,assoc=2,line=128;"
+						"L2:size=2M,assoc=4,line=128,policy=%s,inclusion=exclusive;L3:size=5M,assoc=5,line=256";
+		char text[320];
+
+		snprintf(text, sizeof text, pair, "random");
+		for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+			expect(text, runs[r].noise, runs[r].seed, "L2", AMP_POLICY_RANDOM,
+			       "random exclusive 4-way L2 under a random 2-way L1d");
+		for (int u = 0; u < 3; u++)
+			for (size_t r = 0; r < 2; r++) {
+				snprintf(text, sizeof text, pair, ordered[u]);
+				o = characterise(text, runs[r].noise, runs[r].seed, "L2", NULL, NULL);
+				tap_ok(o.ok && !o.known, "%s exclusive 4-way L2 under a random 2-way L1d: unknown (noise %.2f)",
+				       ordered[u], runs[r].noise);
+				tap_has(o.reason, "fit an ordered policy here, not random", "and not random");
+			}
+		o = characterise("L1d:size=16K,assoc=4,policy=random;L1i:size=16K,assoc=4;"
+				 "L2:size=512K,assoc=8,policy=random,inclusion=exclusive;L3:size=8M,assoc=16",
+				 0, 1, "L2", NULL, NULL);
+		tap_ok(o.ok && !o.known, "random exclusive 8-way L2 under a random 4-way L1d: unknown");
+		tap_has(o.reason, "its models differ by under 3 standard errors", "its models too close to tell");
+	}
 	o = characterise("opteron240;L2:policy=plru", 0, 1, "L2", NULL, NULL);
 	tap_ok(o.ok && !o.known, "exclusive plru L2 below lru L1d: the pair is no policy amp knows");
 	tap_has(o.reason, "fit no policy", "and says so");
