@@ -36,8 +36,9 @@
  * (pair_models).  Undecided, with the reason: direct-mapped levels, an
  * exclusive pair under another random level (it looks random), a found
  * set under a random level of a way over half a page (no fresh line
- * shares its set yet misses this level's), and one with no more ways than the level above and a way
- * under twice its way (no evictor can single out its sets).
+ * shares its set yet misses this level's), and one with no more ways
+ * than the level above and a way under twice its way (no evictor can
+ * single out its sets).
  */
 #include "config.h"
 #include <math.h>
@@ -197,6 +198,31 @@ static int plru_victim(const struct model *m)
 
 static int pair_access(struct model *m, int id, int *out);
 
+/* The way a full set of `ways` gives up, by its policy (taken off the
+ * lru/fifo list). */
+static int policy_victim(struct model *m, int ways)
+{
+	int w;
+
+	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO) {
+		w = m->head;
+		list_unlink(m, w);
+		return w;
+	}
+	if (m->pol == AMP_POLICY_PLRU)
+		return plru_victim(m);
+	return (int)amp_rng_below(&m->rng, (uint64_t)ways);
+}
+
+/* Way w just filled: the newest. */
+static void policy_fill(struct model *m, int w)
+{
+	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
+		list_push(m, w);
+	else if (m->pol == AMP_POLICY_PLRU)
+		plru_touch(m, w);
+}
+
 /* Accesses line id: 1 on a miss (the evicted id, or -1, in *out). */
 static int model_access(struct model *m, int id, int *out)
 {
@@ -214,25 +240,16 @@ static int model_access(struct model *m, int id, int *out)
 		}
 		return 0;
 	}
-	if (m->nvalid < m->ways) {
+	if (m->nvalid < m->ways)
 		w = m->nvalid++; /* empty ways first, in way order (nothing is ever invalidated) */
-	} else if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO) {
-		w = m->head;
-		list_unlink(m, w);
-	} else if (m->pol == AMP_POLICY_PLRU) {
-		w = plru_victim(m);
-	} else {
-		w = (int)amp_rng_below(&m->rng, (uint64_t)m->ways);
-	}
+	else
+		w = policy_victim(m, m->ways);
 	old = m->tag[w];
 	if (old >= 0)
 		m->where[old] = -1;
 	m->tag[w] = id;
 	m->where[id] = w;
-	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
-		list_push(m, w);
-	else if (m->pol == AMP_POLICY_PLRU)
-		plru_touch(m, w);
+	policy_fill(m, w);
 	*out = old;
 	return 1;
 }
@@ -263,23 +280,13 @@ static int pair_access(struct model *m, int id, int *out)
 		if (m->tag[k] < 0)
 			way = k;
 	if (way < 0) {
-		if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO) {
-			way = m->head;
-			list_unlink(m, way);
-		} else if (m->pol == AMP_POLICY_PLRU) {
-			way = plru_victim(m);
-		} else {
-			way = (int)amp_rng_below(&m->rng, (uint64_t)m->own);
-		}
+		way = policy_victim(m, m->own);
 		*out = m->tag[way];
 		m->where[*out] = -1;
 	}
 	m->tag[way] = victim;
 	m->where[victim] = way;
-	if (m->pol == AMP_POLICY_LRU || m->pol == AMP_POLICY_FIFO)
-		list_push(m, way);
-	else if (m->pol == AMP_POLICY_PLRU)
-		plru_touch(m, way);
+	policy_fill(m, way);
 	return here < 0;
 }
 
@@ -1610,8 +1617,8 @@ static int pair_means(const struct design *d, enum amp_policy_id pol, enum amp_p
  * level cannot tell apart), tree plru where its own ways are a power of
  * two over 2, and random.  Only random is an answer (an ordered level's
  * own order never shows), and only where its model stands apart from
- * the ordered ones by twice the fit's tolerance, three standard errors
- * of each model's mean aside. */
+ * each ordered one (pm_apart > 0: in some plan by more than three
+ * standard errors of each mean). */
 static int pair_models(struct design *d, const struct amp_level *lv)
 {
 	int up = lv->above->thrash_ways, own = d->a - up, r;
@@ -1656,7 +1663,8 @@ static int pair_design(struct design *d, const struct amp_level *lv)
 	    up->replacement.value == AMP_POLICY_UNKNOWN || up->thrash_ways < 1 || up->thrash_ways >= d->a)
 		return 0;
 	if (up->replacement.value == AMP_POLICY_RANDOM)
-		return pair_models(d, lv);
+		/* Only rounds without evictors, counted, under L1. */
+		return d->fresh || lv->method != AMP_METHOD_COUNTERS || up->above ? 0 : pair_models(d, lv);
 	if (pair_means(d, AMP_POLICY_RANDOM, (enum amp_policy_id)up->replacement.value, up->thrash_ways,
 		       d->pair_mean, se) < 0)
 		return -1;
