@@ -571,27 +571,33 @@ static void split_again(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn,
 
 extern const struct amp_module amp_module_replacement;
 
-/* Counters, under a random L1 of A ways: walks without evictors saw S
- * ways, more than A.  An exclusive pair holds exactly A + W lines of a
- * set (W its own ways), and a walk of them never misses; a level that
- * is not exclusive holds its W, and the random L1 keeps r < A more some
- * of the time (18 lines 1 GiB apart missed a 16-way NINE L2 under a
- * random 16-way L1d 0.02 of the time: 18 ways seen).  With fresh
- * evictors the walks see W either way: where S - W < A it is no pair,
- * and the level's ways are W. */
-static void random_retains(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways)
+/* The ways again with evictors between the accesses, where the level
+ * above may hold the lines: where walks without them saw no more ways
+ * than it has, and, with counters, under a random L1 of A ways, whose
+ * walks keep some lines there however long they are (18 lines 1 GiB
+ * apart missed a 16-way NINE L2 under a random 16-way L1d 0.02 of the
+ * time: 18 ways seen).  With (fresh) evictors the walks see the level's
+ * own ways W.  Under the random L1 an exclusive pair holds exactly
+ * A + W lines of a set and never misses them, so W is taken only where
+ * the S seen without evictors is under A + W; else S stands (the pair). */
+static void ways_with_evictors(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways)
 {
+	uint64_t above = (uint64_t)lv->above->thrash_ways;
+	int pair = (uint64_t)ways->value > above;
 	struct amp_param again;
 
 	search.evict = 1;
-	if (amp_vote(c, lv, ways_vote, &again) == 0 && amp_param_conclusive(&again) &&
-	    ways->value - again.value < lv->above->thrash_ways) {
+	if (amp_vote(c, lv, ways_vote, &again) == 0 &&
+	    (!pair || (uint64_t)(ways->value - again.value) < above)) {
 		again.accesses += ways->accesses;
 		*ways = again;
 		return;
 	}
-	ways->accesses += again.accesses;
 	search.evict = 0;
+	if (pair)
+		ways->accesses += again.accesses;
+	else
+		search.evict_failed = 1;
 }
 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
@@ -603,27 +609,13 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	search.evict_failed = 0;
 	search.hi = 0;
 	/* With counters, L1's replacement first: a random L1 keeps some
-	 * lines of any walk (see random_retains). */
+	 * lines of any walk (see ways_with_evictors). */
 	if (lv->method == AMP_METHOD_COUNTERS && lv->kind == AMP_KIND_CACHE && lv->above && !lv->above->above)
 		amp_run_module(c, &amp_module_replacement, lv->above);
 	if (amp_vote(c, lv, ways_vote, &ways) == 0 && amp_evictors_usable(lv) &&
-	    ways.value <= lv->above->thrash_ways) {
-		/* As many ways as the level above, or fewer: that level may be
-		 * holding the lines.  Measure again, evicting them from it. */
-		struct amp_param again;
-
-		search.evict = 1;
-		if (amp_vote(c, lv, ways_vote, &again) == 0) {
-			again.accesses += ways.accesses;
-			ways = again;
-		} else {
-			search.evict = 0;
-			search.evict_failed = 1;
-		}
-	} else if (amp_param_conclusive(&ways) && lv->method == AMP_METHOD_COUNTERS && amp_evictors_usable(lv) &&
-		   amp_replaces_at_random(lv->above)) {
-		random_retains(c, lv, &ways);
-	}
+	    (ways.value <= lv->above->thrash_ways ||
+	     (lv->method == AMP_METHOD_COUNTERS && amp_replaces_at_random(lv->above))))
+		ways_with_evictors(c, lv, &ways);
 	split_again(c, lv, ways_vote, &ways);
 	if (!ways.known || ways.inconclusive) {
 		lv->assoc = ways;

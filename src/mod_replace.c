@@ -358,7 +358,7 @@ struct design {
 	/* An exclusive pair under a random level (pair_models): each
 	 * policy's model of the pair, its plans' means and standard errors,
 	 * and how far random's stands from the others' at the least. */
-	int pair_models, npm;
+	int npm;                /* 0: no pair models */
 	enum amp_policy_id pm_pol[3];
 	double pm[3][3], pm_se[3][3], pm_apart;
 	double rand_mean[3];    /* random replacement's unexplained misses per round */
@@ -399,9 +399,6 @@ static int victims_apart(struct design *d, struct model *det, const int *rho, in
 	return 1;
 }
 
-/* Whether random replacement stays clear of every deterministic answer:
- * each plan's unexplained misses per round, less three standard errors
- * of a plan's mean, at least RANDOM_CLEAR. */
 /* Monte Carlo of plan h's rounds on model m (random somewhere): the
  * unexplained misses per round, their standard deviation, and the
  * share of rounds whose probe missed. */
@@ -439,6 +436,9 @@ static int clear_of_policies(const struct design *d, const double *p, const doub
 	return 1;
 }
 
+/* Whether random replacement stays clear of every deterministic answer:
+ * each plan's unexplained misses per round, less three standard errors
+ * of a plan's mean, at least RANDOM_CLEAR. */
 static int random_clear(struct design *d, struct model *rnd, const int *rho, int nrho)
 {
 	double rounds = (double)(d->sets * d->rounds), se[3];
@@ -981,7 +981,7 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 			random = random && e[h] >= RANDOM_MIN;
 		}
 	}
-	if (d->pair_models)
+	if (d->npm)
 		return pair_fit(d, e, value);
 	for (int t = 0; t < d->npol; t++) {
 		double worst = 0, level = 0;
@@ -1278,6 +1278,14 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 	return 1;
 }
 
+/* Whether an exclusive pair of lv and the level above can be read
+ * against models of the pair (pair_models): counted, under a random L1. */
+static int pair_modelled(const struct amp_level *lv)
+{
+	return lv->method == AMP_METHOD_COUNTERS && lv->above && !lv->above->above &&
+	       amp_replaces_at_random(lv->above);
+}
+
 /* Evict from the level above, or test an exclusive pair as one: 0, or
  * -1 with the parameter unknown. */
 static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *d, uint64_t *cost)
@@ -1323,11 +1331,10 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 			return -1;
 		}
 		if (amp_thrashes(lv, rate)) {
-			if (d->fresh && (lv->method != AMP_METHOD_COUNTERS || !amp_replaces_at_random(up) || up->above)) {
+			if (d->fresh && !pair_modelled(lv)) {
 				/* The pair's rounds run without evictors, and
 				 * the random level above makes any pair look
-				 * random (pair_models reads such a pair by
-				 * counters, where that level is L1). */
+				 * random. */
 				amp_param_unknown(&lv->replacement,
 						  "an exclusive pair under a level that replaces at random: the pair looks random whatever this level does");
 				return -1;
@@ -1631,7 +1638,6 @@ static int pair_models(struct design *d, const struct amp_level *lv)
 	for (int k = 0; k < d->npm; k++)
 		if (pair_means(d, d->pm_pol[k], AMP_POLICY_RANDOM, up, d->pm[k], d->pm_se[k]) < 0)
 			return -1;
-	d->pair_models = 1;
 	r = d->npm - 1;
 	d->pm_apart = INFINITY;
 	for (int k = 0; k < r; k++) {
@@ -1664,7 +1670,7 @@ static int pair_design(struct design *d, const struct amp_level *lv)
 		return 0;
 	if (up->replacement.value == AMP_POLICY_RANDOM)
 		/* Only rounds without evictors, counted, under L1. */
-		return d->fresh || lv->method != AMP_METHOD_COUNTERS || up->above ? 0 : pair_models(d, lv);
+		return d->fresh || !pair_modelled(lv) ? 0 : pair_models(d, lv);
 	if (pair_means(d, AMP_POLICY_RANDOM, (enum amp_policy_id)up->replacement.value, up->thrash_ways,
 		       d->pair_mean, se) < 0)
 		return -1;
@@ -1727,7 +1733,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 		lv->replacement.method = amp_method_names[lv->method];
 		return 0;
 	}
-	if (d->pair_models && d->pm_apart <= 0) {
+	if (d->npm && d->pm_apart <= 0) {
 		amp_param_unknown(&lv->replacement,
 				  "an exclusive pair under a level that replaces at random: the pair looks random whatever this level does (its models differ by under 3 standard errors)");
 		lv->replacement.method = amp_method_names[lv->method];
@@ -1744,7 +1750,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 				 amp_policy_names[d->pol[h]]);
 			snprintf(e + strlen(e), sizeof e - strlen(e), "%s%.2f", h ? "/" : "", d->last_e[h]);
 		}
-		if (d->pair_models) {
+		if (d->npm) {
 			char m[128] = "";
 
 			for (int k = 0; k < d->npm; k++) {
@@ -1774,7 +1780,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 					  "the misses fit no policy: extra misses per round %s in the %s probes (a policy: 1 in its own, 0 elsewhere; random: 0.5 or more everywhere)",
 					  e, names);
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
-		   d->pair_models) {
+		   d->npm) {
 		/* Under a random level the pair has no order to pass on. */
 		amp_param_unknown(&lv->replacement,
 				  "exclusive (it holds what %s evicts, and a hit moves the line up): its own order of use never shows (under random %s the misses fit an ordered policy here, not random)",

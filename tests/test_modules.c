@@ -1515,7 +1515,7 @@ static void test_random_above(void)
  *   long it is: 18 lines 1 GiB apart missed a 16-way NINE L2 under a
  *   random 16-way L1d only 0.02 of the time, and that L2 read 15 ways,
  *   30 KiB and exclusive.  Now L1d's replacement is known first and the
- *   walks are made again with fresh evictors (random_retains); an
+ *   walks are made again with fresh evictors (ways_with_evictors); an
  *   exclusive pair, which holds exactly both levels' ways, stays one. */
 static void test_under_random_l1(void)
 {
