@@ -497,14 +497,25 @@ static inline uint32_t cache_set(const struct level *l, uint64_t va, uint64_t pa
 	return set_of(l, (l->phys ? pa : va) >> l->shift);
 }
 
-/* Remove the line holding physical address pa from level l, if there. */
-static void invalidate_pa(struct sim_machine *m, struct level *l, uint64_t pa)
+/* Virtual address of physical address pa where level l indexes by it
+ * (only a virtually indexed level needs the costly inverse map). */
+static inline uint64_t index_va(const struct sim_machine *m, const struct level *l, uint64_t pa)
 {
-	uint64_t tag = pa >> l->shift;
-	uint32_t slot = find(l, tag, cache_set(l, unmap_pa(m, pa), pa));
+	return l->phys ? pa : unmap_pa(m, pa);
+}
+
+/* Remove the line holding va (physical address pa) from level l, if there. */
+static void invalidate_line(struct level *l, uint64_t va, uint64_t pa)
+{
+	uint32_t slot = find(l, pa >> l->shift, cache_set(l, va, pa));
 
 	if (slot != NONE)
 		invalidate_slot(l, slot);
+}
+
+static void invalidate_pa(struct sim_machine *m, struct level *l, uint64_t pa)
+{
+	invalidate_line(l, index_va(m, l, pa), pa);
 }
 
 /* Level l (inclusive) lost line tag: take it from every level above. */
@@ -532,7 +543,7 @@ static void put_victim(struct sim_machine *m, struct level *b, const struct leve
 {
 	uint64_t pa = tag << from->shift;
 	uint64_t btag = pa >> b->shift;
-	uint32_t set = cache_set(b, unmap_pa(m, pa), pa);
+	uint32_t set = cache_set(b, index_va(m, b, pa), pa);
 	uint32_t slot = find(b, btag, set);
 	uint64_t old;
 
@@ -770,7 +781,7 @@ void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len)
 			continue;
 		if (end - first < l->nslots) {
 			for (uint64_t u = first;; u++) {
-				invalidate_pa(m, l, map_va(m, u << l->shift));
+				invalidate_line(l, u << l->shift, map_va(m, u << l->shift));
 				if (u == end)
 					break;
 			}
