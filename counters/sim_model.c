@@ -513,6 +513,7 @@ static void invalidate_line(struct level *l, uint64_t va, uint64_t pa)
 		invalidate_slot(l, slot);
 }
 
+/* The same, from the physical address alone. */
 static void invalidate_pa(struct sim_machine *m, struct level *l, uint64_t pa)
 {
 	invalidate_line(l, index_va(m, l, pa), pa);
@@ -781,7 +782,9 @@ void sim_flush_range(struct sim_machine *m, uint64_t va, uint64_t len)
 			continue;
 		if (end - first < l->nslots) {
 			for (uint64_t u = first;; u++) {
-				invalidate_line(l, u << l->shift, map_va(m, u << l->shift));
+				uint64_t line_va = u << l->shift;
+
+				invalidate_line(l, line_va, map_va(m, line_va));
 				if (u == end)
 					break;
 			}
