@@ -430,7 +430,11 @@ int amp_evictors_usable(const struct amp_level *lv)
 }
 
 /* Counts lv's misses over p's sequence seq of n lines (-1: it could not
- * be built), primed twice then walked for enough accesses; frees p. */
+ * be built), flushed, primed twice then walked for enough accesses;
+ * frees p.  The flush matters: lines an earlier walk left in a FIFO
+ * level above keep their old order there and hit in a walk that
+ * should miss (25 lines 64 KiB apart in a 24-way LRU L2 under a 20-way
+ * FIFO L1d, after the same walk 32 KiB apart: 0.49 a line, not 1). */
 static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p, int seq,
 			uint64_t n, double *rate, char *err, size_t len)
 {
@@ -444,6 +448,7 @@ static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct am
 		amp_plan_free(p);
 		return -1;
 	}
+	amp_plan_add_pass(p, seq, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(p, seq, op, 2, 0);
 	amp_plan_add_pass(p, seq, op, walks, 1);
 	rc = amp_count(c, p, lv->ev, &misses, err, len);

@@ -66,6 +66,8 @@ struct search {
 	int pair; /* code by timing: each walk against one of ways lines first */
 	int some; /* a walk that misses at all counts (amp_misses_some) */
 	double least; /* counters: a thrash's least miss rate besides THRASH_RATE (way_search) */
+	uint64_t fit, over; /* counters: lines known to fit one set, lines that thrashed it (pushed_ways_vote) */
+	int pushed; /* counters: the ways came from walks with pushers */
 };
 static _Thread_local struct search search;
 
@@ -139,6 +141,25 @@ static int thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64
 	return thrash_rate(c, lv, base, stride, n, yes, NULL, err, len);
 }
 
+/* Between lo lines `stride` apart, which fit, and *hi, which thrash: the
+ * smallest number that thrashes, in *hi (bisection). */
+static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t stride, uint64_t lo,
+			 uint64_t *hi, char *err, size_t len)
+{
+	while (*hi - lo > 1) {
+		uint64_t mid = lo + (*hi - lo) / 2;
+		int yes;
+
+		if (thrash(c, lv, base, stride, mid, &yes, err, len) < 0)
+			return -1;
+		if (yes)
+			*hi = mid;
+		else
+			lo = mid;
+	}
+	return 0;
+}
+
 /* Smallest number of lines `stride` apart that thrash (doubling, then
  * bisection): ways + 1 once the stride is a multiple of the way size.
  * Code by timing: the doubling stops only where twice as many lines
@@ -171,16 +192,8 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 		return -1;
 	}
 	lo = hi / 2; /* fits (or 0) */
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (thrash(c, lv, base, s, mid, &yes, err, len) < 0)
-			return -1;
-		if (yes)
-			hi = mid;
-		else
-			lo = mid;
-	}
+	if (bisect_thrash(c, lv, base, s, lo, &hi, err, len) < 0)
+		return -1;
 	/* By timing the smallest walk that thrashes may hold more than one
 	 * line over the ways where the set spares some lines (a random
 	 * 12-way set one line over misses 15% of its accesses, two lines
@@ -295,8 +308,7 @@ static int way_search(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	 * 16 KiB apart in an exclusive pair of a random 2-way L1d over a
 	 * 2-way L2 of 32 KiB way: 0.06, against 0.72 in one set).  A thrash
 	 * takes a quarter of the rate of the walk at hi, which thrashes one
-	 * set (a walk in one set may read less than there: 0.49 against 1.0
-	 * for 25 lines in a 24-way LRU L2 under a 20-way FIFO L1d). */
+	 * set. */
 	if (yes && !code_by_time(lv) && !data_by_time(lv))
 		search.least = rate_hi / 4;
 	/* Code by timing: a reference walk slowed at hi (by what its layout
@@ -511,7 +523,7 @@ static int by_experiment_if_scattered(struct amp_ctx *c, struct amp_level *lv)
 		/* With the evictors the answer was found with, if any; as
 		 * while searching, their walks are not yet limited by the
 		 * sets the answer gives. */
-		lv->way.known = 0;
+		lv->way.known = search.pushed; /* pushers need it */
 		holds = mapping_holds(c, lv, lv->assoc.value, lv->way.value, why, sizeof why);
 		lv->way.known = 1;
 		search.evict = 0;
@@ -600,6 +612,76 @@ static void ways_with_evictors(struct amp_ctx *c, struct amp_level *lv, struct a
 		search.evict_failed = 1;
 }
 
+/* Counters, with the way size known: the smallest walk a way apart that
+ * thrashes, with pushers (measure.c pushed_rate_walk) sharing its set
+ * above, between search.fit lines (which must fit) and search.over
+ * (which must thrash). */
+static int pushed_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
+			    char *err, size_t len)
+{
+	uint64_t base = vote_base(lv, v), way = (uint64_t)lv->way.value;
+	uint64_t lo = search.fit, hi = search.over;
+	int yes;
+
+	if (thrash(c, lv, base, way, lo, &yes, err, len) < 0)
+		return -1;
+	if (yes) {
+		snprintf(err, len, "%s: %llu lines %llu bytes apart thrash with pushers, where half a way apart they fit",
+			 lv->name, (unsigned long long)lo, (unsigned long long)way);
+		return -1;
+	}
+	if (thrash(c, lv, base, way, hi, &yes, err, len) < 0)
+		return -1;
+	if (!yes) {
+		snprintf(err, len, "%s: %llu lines %llu bytes apart fit with pushers", lv->name,
+			 (unsigned long long)hi, (unsigned long long)way);
+		return -1;
+	}
+	if (bisect_thrash(c, lv, base, way, lo, &hi, err, len) < 0)
+		return -1;
+	*value = (int64_t)(hi - 1);
+	return 0;
+}
+
+/* Counters: where walks with evictors failed because this level has
+ * fewer ways than the levels above hold of a set (an exclusive chain
+ * passes its victims down: a 20-way L4 under 10 + 2 + 16 exclusive ways
+ * read 28, and the 28 evictors of each test line, in one set of it,
+ * missed every time), the ways the walks saw are the chain's.  The way
+ * search still found this level's way size W (ways + 1 lines W / 2
+ * apart fit: two of its sets hold them), so half of them fit one set;
+ * pushers in its other sets then push the test lines out of the chain
+ * at no cost here, and the walks see this level's own ways.  1: found. */
+static int ways_with_pushers(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways,
+			     const struct amp_param *way)
+{
+	struct amp_param again, way_before = lv->way;
+	int thrash_before = lv->thrash_ways;
+
+	if (lv->method != AMP_METHOD_COUNTERS || lv->kind != AMP_KIND_CACHE || !amp_evictors_usable(lv) ||
+	    (uint64_t)way->value % (2 * amp_evictor_step(lv)))
+		return 0;
+	search.over = (uint64_t)ways->value + 1;
+	search.fit = (search.over + 1) / 2;
+	search.evict = 1;
+	/* The pushers' walks need the way, and fit lines per set. */
+	lv->way = *way;
+	lv->thrash_ways = (int)search.fit;
+	if (amp_vote(c, lv, pushed_ways_vote, &again) == 0 && amp_param_conclusive(&again)) {
+		again.accesses += ways->accesses;
+		*ways = again;
+		lv->thrash_ways = (int)again.value;
+		search.evict_failed = 0;
+		search.pushed = 1;
+		return 1;
+	}
+	ways->accesses += again.accesses;
+	lv->way = way_before;
+	lv->thrash_ways = thrash_before;
+	search.evict = 0;
+	return 0;
+}
+
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
@@ -607,6 +689,7 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 
 	search.evict = 0;
 	search.evict_failed = 0;
+	search.pushed = 0;
 	search.hi = 0;
 	/* With counters, L1's replacement first: a random L1 keeps some
 	 * lines of any walk (see ways_with_evictors). */
@@ -630,6 +713,8 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	split_again(c, lv, way_vote, &way);
 	if (amp_param_conclusive(&way))
 		odd_sets(c, lv, &ways, &way);
+	if (search.evict_failed && amp_param_conclusive(&way))
+		ways_with_pushers(c, lv, &ways, &way);
 	lv->assoc = ways;
 	lv->way = way;
 	if (by_experiment_if_scattered(c, lv))

@@ -947,7 +947,7 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 			char *err, size_t len)
 {
 	struct design *d = &design;
-	double e[3], rounds = (double)(d->sets * d->rounds), base_misses = 0, misses;
+	double e[3], rounds = (double)(d->sets * d->rounds), base_misses = 0, misses, sum_e = 0, sum_p = 0;
 	uint64_t base, cold = 0;
 	int timing = lv->method == AMP_METHOD_TIMING, random = 1;
 	/* Against a base plan: by timing, and on a found set, whose lines
@@ -970,17 +970,28 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 		/* Against a base, random: every plan near the model's share
 		 * (below it by half the share, or by five binomial standard
 		 * errors of the rounds where the share is small: a fifo plan's
-		 * 0.10 of a random 16-way L2 read 0.03 to 0.19). */
+		 * 0.10 of a random 16-way L2 read 0.03 to 0.19).  A found
+		 * set's lines come back round after round, so its rounds are
+		 * not independent, and the bound is eight such errors (a
+		 * random 32-way L3's fifo plan read 0.015 to 0.363 in 8 votes
+		 * against 0.193, whose binomial error is 0.035); its plans
+		 * together must then still show half the misses random
+		 * predicts. */
 		if (paired) {
-			double p = d->rand_probe[h], low = p - fmax(p / 2, 5 * sqrt(p * (1 - p) / rounds));
+			double p = d->rand_probe[h], se = sqrt(p * (1 - p) / rounds);
+			double low = p - fmax(p / 2, (d->found_set ? 8 : 5) * se);
 
 			random = random && p > 0 && e[h] >= low && e[h] <= p + TOL;
+			sum_e += e[h];
+			sum_p += p;
 		} else if (d->pair_random) {
 			random = random && e[h] >= d->pair_mean[h] / 2 && e[h] <= d->pair_mean[h] + TOL;
 		} else {
 			random = random && e[h] >= RANDOM_MIN;
 		}
 	}
+	if (d->found_set && sum_e < sum_p / 2)
+		random = 0;
 	if (d->npm)
 		return pair_fit(d, e, value);
 	for (int t = 0; t < d->npol; t++) {
@@ -1347,6 +1358,17 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 		amp_param_unknown(&lv->replacement,
 				  "its way size (%lld B) is under twice the one of %s above: no evictor reaches it",
 				  (long long)wk, up->name);
+		return -1;
+	} else if (!d->fresh && ((uint64_t)up->thrash_ways + reach - 1) / reach > (uint64_t)d->a) {
+		/* Levels above that hold more of a set than this level's ways
+		 * (an exclusive chain of 28 over a 20-way L4 whose way is
+		 * twice L3's): the evictors of a test line overflow the
+		 * sets of this level they share, and their misses would read
+		 * as random replacement. */
+		amp_param_unknown(&lv->replacement,
+				  "too few sets to hold the lines that evict a test line from %s: %d of them in %llu set%s of %lld ways here",
+				  up->name, up->thrash_ways, (unsigned long long)reach, reach == 1 ? "" : "s",
+				  (long long)d->a);
 		return -1;
 	}
 	d->evict = 1;

@@ -434,7 +434,11 @@ static void test_lru_pair(void)
 			 "L1d:size=2K,assoc=4,line=16;L1i:size=2K,assoc=4,line=16;"
 			 "L2:size=128K,assoc=8,line=16,policy=plru,inclusion=exclusive;"
 			 "L3:size=2M,assoc=32,line=32,policy=%s,inclusion=inclusive;DTLB:entries=16,assoc=8", pol_key[p]);
-		expect_scattered(text, "L3", 0, 1, p, NULL);
+		/* Random on more seeds: its found set's rounds are not
+		 * independent, and one vote in eight fell below a binomial
+		 * bound at seeds 1 and 2 (mod_replace.c replace_vote). */
+		for (uint64_t seed = 1; seed <= (p == AMP_POLICY_RANDOM ? 3 : 1); seed++)
+			expect_scattered(text, "L3", 0, seed, p, NULL);
 	}
 }
 

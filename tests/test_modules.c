@@ -1220,6 +1220,54 @@ static void test_pushed_l3(void)
 	       exact, runs);
 }
 
+/* Contiguous frames: an exclusive chain of 10 + 2 + 16 ways of one set
+ * over a NINE L4 of fewer ways, whose way is twice L3's (so every line of
+ * a set above falls in two of its sets).  Walks show the chain's 28 ways,
+ * and 28 evictors per test line overflow L4's other set: its ways come
+ * from walks with pushers (20 and 24, not 28), then its size, write
+ * allocation and inclusion; its replacement, whose evictors overflow
+ * that set, is unknown with the reason (not "random"). */
+static void test_chain_over_fewer_ways(void)
+{
+	static const int l4_ways[] = { 20, 24 };
+	static const char *const policies[] = { "lru", "fifo" };
+	int exact = 0, runs = 0;
+
+	for (int i = 0; i < 2; i++)
+		for (int noisy = 0; noisy < 2; noisy++) {
+			char spec[512], err[512];
+			const struct amp_level *l4;
+			int ok;
+
+			snprintf(spec, sizeof spec,
+				 "L1d:size=10K,assoc=10,line=16;L1i:size=10K,assoc=10,line=16;"
+				 "L2:size=64K,assoc=2,line=16,policy=plru,inclusion=exclusive;"
+				 "L3:size=1M,assoc=16,line=16,policy=fifo,inclusion=exclusive;"
+				 "L4:size=%dK,assoc=%d,line=32,policy=%s,write=noallocate", l4_ways[i] * 128,
+				 l4_ways[i], policies[i]);
+			runs++;
+			if (mod_sim_run_pages(&ms, spec, noisy ? 0.01 : 0, 1 + (uint64_t)noisy, 3, 3, "L4", NULL, 0, err,
+					      sizeof err) < 0) {
+				tap_diag("%s: %s", spec, err);
+				mod_sim_free(&ms);
+				continue;
+			}
+			l4 = level("L4");
+			ok = l4 && amp_param_conclusive(&l4->assoc) && l4->assoc.value == l4_ways[i] &&
+			     amp_param_conclusive(&l4->size) && l4->size.value == l4_ways[i] * (128 << 10) &&
+			     amp_param_conclusive(&l4->write_allocate) && l4->write_allocate.value == 0 &&
+			     amp_param_conclusive(&l4->inclusion) && l4->inclusion.value == AMP_INCL_NINE &&
+			     !l4->replacement.known && strstr(l4->replacement.reason, "too few sets to hold the lines that evict");
+			if (ok)
+				exact++;
+			else
+				diag_level(1 + (uint64_t)noisy, spec, l4);
+			mod_sim_free(&ms);
+		}
+	tap_ok(exact == runs, "an L4 of fewer ways than the exclusive chain above holds of a set: ways by pushers, size, write, inclusion exact and replacement unknown with the reason in %d of %d runs",
+	       exact, runs);
+}
+
 /* Whether a known value of p is want (an unknown one needs a reason). */
 static int right_or_reasoned(const struct amp_param *p, int64_t want)
 {
@@ -1566,6 +1614,27 @@ static void test_under_random_l1(void)
 	       exact, runs);
 }
 
+/* A walk starts from clean levels: a walk 32 KiB apart leaves half of a
+ * walk 64 KiB apart in a 20-way FIFO L1d, in its own order, and 25 lines
+ * 64 KiB apart in one set of a 24-way LRU L2 then hit there unless the
+ * walk flushes them first (0.49 a line before, where every one misses). */
+static void test_walk_after_walk(void)
+{
+	char err[512];
+	double half = -1, whole = -1;
+	const struct amp_level *l2;
+
+	if (mod_sim_run_ex(&ms, "L1d:size=40K,assoc=20,policy=fifo;L1i:size=32K;L2:size=1536K,assoc=24,policy=lru", 0,
+			   1, 3, 3, "L2", "line", err, sizeof err) < 0 ||
+	    !(l2 = level("L2")) || amp_cyclic_rate(&ms.ctx, l2, 0, 32768, 25, &half, err, sizeof err) < 0 ||
+	    amp_cyclic_rate(&ms.ctx, l2, 0, 65536, 25, &whole, err, sizeof err) < 0)
+		tap_diag("%s", err);
+	tap_ok(half >= 0 && half < 0.05 && whole > 0.95,
+	       "25 lines in one 24-way LRU set under a FIFO L1d miss every time after a walk at half the stride "
+	       "(%.2f then %.2f a line)", half, whole);
+	mod_sim_free(&ms);
+}
+
 /* An 8-way 64 KiB L2 under an 8-way 32 KiB L1d: L1d's evictors have one
  * place in it and overflow it whenever two groups run, so its stride
  * answer cannot be checked; it stays unknown, with the reason. */
@@ -1880,10 +1949,12 @@ int main(void)
 		test_under_random_l1();
 		test_fresh_pool();
 		test_pushers_room();
+		test_walk_after_walk();
 		test_evictors_one_place();
 		test_scattered_policies();
 		test_pushed_policies();
 		test_pushed_l3();
+		test_chain_over_fewer_ways();
 		test_exclusive_pair();
 		test_pair_seeds();
 		test_exclusive_l3();
