@@ -420,6 +420,13 @@ uint64_t amp_evictor_step(const struct amp_level *lv)
 	return wj;
 }
 
+uint64_t amp_evictors_per_set(const struct amp_level *lv)
+{
+	uint64_t sets = (uint64_t)lv->way.value / (2 * amp_evictor_step(lv));
+
+	return sets ? ((uint64_t)lv->above->thrash_ways + sets - 1) / sets : UINT64_MAX;
+}
+
 int amp_evictors_usable(const struct amp_level *lv)
 {
 	const struct amp_level *up = lv->above;
@@ -521,13 +528,11 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 		uint64_t groups = (n + visits - 1) / visits;
 		uint64_t sets = (uint64_t)lv->way.value / (2 * step);
 
-		/* A group's evictors wrap round the odd multiples of the
-		 * step: the fullest set holds ceil(ways above / sets) of each
-		 * group (a 5-way L2 of a 4 KiB way under a 20-way L1d of a
-		 * 128 B way: 2 of each of 3 groups, where an even spread
-		 * fitted, and its sets overflowed). */
-		if (sets == 0 || groups * (((uint64_t)lv->above->thrash_ways + sets - 1) / sets) >
-					 (uint64_t)lv->thrash_ways) {
+		/* The fullest set holds amp_evictors_per_set of each group
+		 * (a 5-way L2 of a 4 KiB way under a 20-way L1d of a 128 B
+		 * way: 2 of each of 3 groups, where an even spread fitted,
+		 * and its sets overflowed). */
+		if (sets == 0 || groups * amp_evictors_per_set(lv) > (uint64_t)lv->thrash_ways) {
 			/* 2 x the ways above + 2 where they fit; at least
 			 * enough that the walk overflows the set above. */
 			uint64_t above = (uint64_t)lv->above->thrash_ways, m = 2 * above + 2;

@@ -283,6 +283,10 @@ int amp_region_half(const struct amp_level *lv, uint64_t *half, uint64_t *above,
 /* Spacing of the evictors: the way size above (or this level's line,
  * when larger); the way size here must be at least twice it. */
 uint64_t amp_evictor_step(const struct amp_level *lv);
+/* The most of one group of evictors (the ways above) that share one set
+ * of lv (way size known): they wrap round the odd multiples of the step,
+ * over lv's way / (2 x step) sets; UINT64_MAX where that is none. */
+uint64_t amp_evictors_per_set(const struct amp_level *lv);
 /* Whether the level above is known well enough to evict from it. */
 int amp_evictors_usable(const struct amp_level *lv);
 

@@ -651,8 +651,8 @@ static int pushed_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
  * search still found this level's way size W (ways + 1 lines W / 2
  * apart fit: two of its sets hold them), so half of them fit one set;
  * pushers in its other sets then push the test lines out of the chain
- * at no cost here, and the walks see this level's own ways.  1: found. */
-static int ways_with_pushers(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways,
+ * at no cost here, and the walks see this level's own ways. */
+static void ways_with_pushers(struct amp_ctx *c, struct amp_level *lv, struct amp_param *ways,
 			     const struct amp_param *way)
 {
 	struct amp_param again, way_before = lv->way;
@@ -660,7 +660,7 @@ static int ways_with_pushers(struct amp_ctx *c, struct amp_level *lv, struct amp
 
 	if (lv->method != AMP_METHOD_COUNTERS || lv->kind != AMP_KIND_CACHE || !amp_evictors_usable(lv) ||
 	    (uint64_t)way->value % (2 * amp_evictor_step(lv)))
-		return 0;
+		return;
 	search.over = (uint64_t)ways->value + 1;
 	search.fit = (search.over + 1) / 2;
 	search.evict = 1;
@@ -673,13 +673,12 @@ static int ways_with_pushers(struct amp_ctx *c, struct amp_level *lv, struct amp
 		lv->thrash_ways = (int)again.value;
 		search.evict_failed = 0;
 		search.pushed = 1;
-		return 1;
+		return;
 	}
 	ways->accesses += again.accesses;
 	lv->way = way_before;
 	lv->thrash_ways = thrash_before;
 	search.evict = 0;
-	return 0;
 }
 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)

@@ -1359,7 +1359,7 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 				  "its way size (%lld B) is under twice the one of %s above: no evictor reaches it",
 				  (long long)wk, up->name);
 		return -1;
-	} else if (!d->fresh && ((uint64_t)up->thrash_ways + reach - 1) / reach > (uint64_t)d->a) {
+	} else if (!d->fresh && amp_evictors_per_set(lv) > (uint64_t)d->a) {
 		/* Levels above that hold more of a set than this level's ways
 		 * (an exclusive chain of 28 over a 20-way L4 whose way is
 		 * twice L3's): the evictors of a test line overflow the
