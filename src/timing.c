@@ -271,6 +271,25 @@ static uint64_t *reference_offsets(const uint64_t *off, uint64_t n, uint64_t pag
 /* Translation cost of the reference, as a share of the latency gap
  * measured, beyond which a timed comparison is refused. */
 #define REF_TLB_SHARE 0.2
+/* A reference over that is taken again, up to REF_TAKES times in all,
+ * after a nap. */
+#define REF_TAKES 4
+static const struct timespec ref_nap = { 0, 2000000 };
+
+/* On real hardware page walks also fill the caches, so once the
+ * reference pays much for translations the two walks no longer differ
+ * by cache misses alone (the simulator's TLB only adds time).  A chain
+ * of jumps pays a loop tail per walk, a share of a short walk's time
+ * that is no translation cost; a few pages never strain a TLB, so
+ * short jump walks skip the check. */
+static int ref_too_slow(const struct amp_ctx *c, const struct amp_level *lv, enum amp_op op, uint64_t n,
+			double t_ref)
+{
+	double h1 = amp_level_top(lv)->hit_ticks;
+
+	return !c->host->sim && !(op == AMP_OP_IFETCH && n < 64) &&
+	       t_ref - h1 > REF_TLB_SHARE * (lv->next_ticks - h1);
+}
 
 /* Lines stay where the caller put them: on AMD's L1 (and perhaps
  * others) lines whose high address bits differ irregularly can collide
@@ -502,25 +521,33 @@ int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint6
 	/* Whole pages: the reference moves lines within theirs. */
 	region = whole_pages(c, off, n, region);
 	amp_rng_seed(&order, amp_rng_next(&c->rng));
-	order_ref = order;
-	if (walk_ticks(c, off, n, region, &order, op, &t, err, len) < 0 ||
-	    walk_ticks(c, ref, n, region, &order_ref, op, &t_ref, err, len) < 0) {
-		free(ref);
-		return -1;
+	for (unsigned take = 0;; take++) {
+		struct amp_rng again = order;
+		double x, x_ref;
+
+		order_ref = order;
+		if (walk_ticks(c, off, n, region, &again, op, &x, err, len) < 0 ||
+		    walk_ticks(c, ref, n, region, &order_ref, op, &x_ref, err, len) < 0) {
+			free(ref);
+			return -1;
+		}
+		if (take == 0 || x_ref < t_ref) {
+			t = x;
+			t_ref = x_ref;
+		}
+		/* The pair whose reference ran fastest: a busy spell
+		 * slows every run of a walk (a reference over one page
+		 * read 14.1 ticks a load over L1's hit on the Intel
+		 * guest, in 2 of 16 `--level=L1d` runs). */
+		if (!ref_too_slow(c, lv, op, n, t_ref) || take + 1 == REF_TAKES)
+			break;
+		nanosleep(&ref_nap, NULL);
 	}
 	free(ref);
-	/* On real hardware page walks also fill the caches, so once the
-	 * reference pays much for translations the two walks no longer
-	 * differ by cache misses alone (the simulator's TLB only adds
-	 * time). */
-	/* A chain of jumps pays a loop tail per walk, a share of a short
-	 * walk's time that is no translation cost; a few pages never strain
-	 * a TLB, so short jump walks skip the check. */
-	if (!c->host->sim && !(op == AMP_OP_IFETCH && n < 64) &&
-	    t_ref - h1 > REF_TLB_SHARE * (lv->next_ticks - h1)) {
+	if (ref_too_slow(c, lv, op, n, t_ref)) {
 		snprintf(err, len,
-			 "%s: a walk over %llu pages pays %.1f ticks per access for translations alone (TLB misses), too much to tell cache misses apart",
-			 lv->name, (unsigned long long)n, t_ref - h1);
+			 "%s: a walk over %llu pages pays %.1f ticks per access over L1's hit with its lines spread over L1's sets, in the fastest of %u takes (TLB misses, or a busy machine), too much to tell cache misses apart",
+			 lv->name, (unsigned long long)n, t_ref - h1, REF_TAKES);
 		return -1;
 	}
 	/* An op cache in front of the L1i serves a reference spread over its

@@ -42,9 +42,12 @@ struct amp_tlb_timing {
 	uint64_t strides[AMP_TLB_MAX_STRIDES];
 	double stride_ticks[AMP_TLB_MAX_STRIDES];
 	/* Real machine: timings taken while still busy after waiting the
-	 * most for quiet (tlb_timing.c's gate), of all timings; over a
-	 * tenth, the results are marked inconclusive. */
+	 * most for quiet (tlb_timing.c's gate), of all timings; and the
+	 * entries sweep's points and bisection steps none of whose timings
+	 * was quiet, of all of them (the confidence is the share of the
+	 * others): over a tenth, the results are marked inconclusive. */
 	int busy, timings;
+	int busy_points, points;
 };
 
 /* X-Ray's rule on the first level's ways, after the fewest pages that

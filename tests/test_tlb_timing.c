@@ -257,14 +257,17 @@ static void test_repeatable(void)
 }
 
 /* A sweep taken partly while the machine stayed busy (real hardware's
- * quiet gate gave up waiting): confidence is the share of timings taken
- * quiet, and over a tenth busy marks page and entries inconclusive. */
+ * quiet gate gave up waiting): confidence is the share of the entries
+ * sweep's points with a timing taken quiet, and over a tenth without
+ * one marks page and entries inconclusive, however many timings were
+ * busy. */
 static void test_busy(void)
 {
 	static const struct {
-		int busy, timings;
+		int busy, timings, busy_points, points;
 		int inconclusive;
-	} rows[] = { { 0, 200, 0 }, { 20, 200, 0 }, { 21, 200, 1 }, { 150, 200, 1 } };
+	} rows[] = { { 0, 200, 0, 40, 0 },   { 20, 200, 4, 40, 0 },   { 21, 200, 5, 40, 1 },
+		     { 150, 200, 1, 40, 0 }, { 150, 200, 30, 40, 1 }, { 151, 650, 4, 40, 0 } };
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		struct amp_host host;
@@ -290,6 +293,8 @@ static void test_busy(void)
 		o.lv[0].entries = 64;
 		o.busy = rows[i].busy;
 		o.timings = rows[i].timings;
+		o.busy_points = rows[i].busy_points;
+		o.points = rows[i].points;
 		amp_tlb_timing_fill(&c, &o);
 		for (int k = 0; k < c.nlv; k++)
 			if (strcmp(c.lv[k].name, "DTLB") == 0)
@@ -300,12 +305,13 @@ static void test_busy(void)
 			sim_destroy(host.sim);
 			continue;
 		}
-		tap_ok(fabs(dtlb->size.confidence - (1 - (double)rows[i].busy / rows[i].timings)) < 1e-9 &&
+		tap_ok(fabs(dtlb->size.confidence - (1 - (double)rows[i].busy_points / rows[i].points)) < 1e-9 &&
 			       dtlb->line.confidence == dtlb->size.confidence,
-		       "busy %d of %d: confidence %.3f is the share taken quiet", rows[i].busy, rows[i].timings,
-		       dtlb->size.confidence);
-		tap_eq(dtlb->size.inconclusive, rows[i].inconclusive, "busy %d of %d: entries %s", rows[i].busy,
-		       rows[i].timings, rows[i].inconclusive ? "inconclusive" : "conclusive");
+		       "busy %d of %d points: confidence %.3f is the share with a quiet timing",
+		       rows[i].busy_points, rows[i].points, dtlb->size.confidence);
+		tap_eq(dtlb->size.inconclusive, rows[i].inconclusive, "busy %d of %d, %d of %d points: entries %s",
+		       rows[i].busy, rows[i].timings, rows[i].busy_points, rows[i].points,
+		       rows[i].inconclusive ? "inconclusive" : "conclusive");
 		tap_eq(dtlb->line.inconclusive, rows[i].inconclusive, "busy %d of %d: page size alike",
 		       rows[i].busy, rows[i].timings);
 		if (rows[i].inconclusive)
