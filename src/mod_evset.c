@@ -725,9 +725,8 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 	 * them by up to 256 B within any line (target_line_vote). */
 	uint64_t off = (uint64_t)(v * 3 % (c->page / 512 > 1 ? c->page / 512 : 1)) * 512, target = off;
 	uint64_t few = (uint64_t)lv->above->assoc.value + 4, n = 0, *s, best[AMP_MAX_CONG];
-	double all, gap = lv->next_ticks - lv->hit_ticks;
+	double gap = lv->next_ticks - lv->hit_ticks;
 	struct amp_rng r;
-	int yes;
 
 	evset_free(e);
 	e->spacing = pool_spacing(c, lv);
@@ -746,23 +745,17 @@ static int target_ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 		return -1;
 	amp_rng_seed(&r, c->seed ^ 0x7461726765740000ULL ^ v);
 	amp_shuffle(e->pool, (size_t)e->npool, &r);
-	/* The reload after all pool lines against the base walk of a few
-	 * (out of the L1 set, still here): some set of this level overflowed.
-	 * Half the sweep's gap between this level's hit and the next level's
-	 * marks a miss (the whole pool may push the target further down: a
-	 * reload from there is a miss here all the same). */
+	/* Half the sweep's gap between this level's hit and the next
+	 * level's marks a miss (a walk may push the target further down: a
+	 * reload from there is a miss here all the same).  No test of the
+	 * whole pool first: its paired base walk (timing.c) over as many
+	 * pages read about as slow as the pool in 1 of 32 votes on the
+	 * Intel guest; evicting_prefix fails where no prefix evicts. */
 	base_lines(c, lv, e, few);
 	e->gap = gap;
-	if (evicts(c, e, target, e->pool, e->npool, VERIFY_REPS, &all, &yes, err, len) < 0) {
+	if (gap <= 0) {
 		free(s);
-		return -1;
-	}
-	amp_trace_point(lv, "timing", "pool_lines", "lines per walk before the target's reload",
-			(double)e->npool, "extra_ticks", "ticks the reload takes beyond the base walk's", all, 0);
-	if (gap <= 0 || !yes) {
-		free(s);
-		snprintf(err, len, "%s: %llu lines at one page offset do not evict one more of them (its reload takes %.1f ticks more after them than after %llu of them; %s's hit and miss differ by %.1f)",
-			 lv->name, (unsigned long long)e->npool, all, (unsigned long long)few, lv->name, gap);
+		snprintf(err, len, "%s: no latency gap to the level below", lv->name);
 		return -1;
 	}
 	/* Noise can end a search on a set too big (a drop that failed, or
