@@ -228,7 +228,7 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 		rc = amp_run_pair_each(&pb, &p, c->host, reps, each + done, each + most + done, err, len);
 		if (rc < 0)
 			break;
-		c->accesses += ((n + nbase) * passes + 6) * reps;
+		c->accesses += ((2 * n + nbase) * passes + 6) * reps; /* both walks */
 		done += reps;
 		*ticks = fast_mean(each + most, done) - fast_mean(each, done);
 	} while (done < most && *ticks >= SPARES_BELOW * gap && *ticks <= EVICTS_ABOVE * gap);

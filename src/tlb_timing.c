@@ -95,6 +95,7 @@ struct tt {
 	unsigned reps;
 	uint64_t seed;
 	double est;                 /* ticks per load last seen: sizes the next run */
+	double ref_est;             /* the same for the quiet gate's reference */
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
@@ -125,7 +126,7 @@ static uint64_t spread_line(uint64_t j, uint64_t lines)
  * timed point's speed, so the runner's doubling rarely steps in),
  * minimum over reps runs. */
 static int run_chain(struct tt *t, enum amp_op op, const char *name, uint64_t region, const uint64_t *off,
-		     size_t n, unsigned reps, double *tpl)
+		     size_t n, unsigned reps, double est, double *tpl)
 {
 	const struct amp_timer_cal *cal = t->host->sim ? NULL : amp_timer();
 	double tmin = cal ? T_MIN_NS * cal->ticks_per_ns : 0;
@@ -134,8 +135,8 @@ static int run_chain(struct tt *t, enum amp_op op, const char *name, uint64_t re
 	struct amp_run_result res;
 	int seq, rc;
 
-	if (cal && t->est > 0 && tmin / (t->est * (double)n) > (double)times)
-		times = (uint64_t)ceil(tmin / (t->est * (double)n));
+	if (cal && est > 0 && tmin / (est * (double)n) > (double)times)
+		times = (uint64_t)ceil(tmin / (est * (double)n));
 	if (times > 1u << 24)
 		times = 1u << 24;
 	amp_plan_init(&plan, name, region);
@@ -177,8 +178,9 @@ static int wait_quiet(struct tt *t)
 		off[i] = ((i * 7) % REF_LINES) * SLOT;
 	t->timings++;
 	for (;;) {
-		if (run_chain(t, AMP_OP_LOAD, "tlb-reference", 4096, off, REF_LINES, reps, &r) < 0)
+		if (run_chain(t, AMP_OP_LOAD, "tlb-reference", 4096, off, REF_LINES, reps, t->ref_est, &r) < 0)
 			return -1;
+		t->ref_est = r;
 		switch (amp_quiet_look(&t->quiet, r)) {
 		case AMP_QUIET_BUSY:
 			t->busy++;
@@ -198,7 +200,7 @@ static int time_chain(struct tt *t, const char *name, uint64_t region, const uin
 {
 	if (!t->host->sim && wait_quiet(t) < 0)
 		return -1;
-	if (run_chain(t, t->op, name, region, off, n, t->reps, tpl) < 0)
+	if (run_chain(t, t->op, name, region, off, n, t->reps, t->est, tpl) < 0)
 		return -1;
 	t->est = *tpl;
 	return 0;
