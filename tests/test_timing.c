@@ -808,7 +808,9 @@ static void test_eviction_test(void)
 		return;
 	}
 	amp_ctx_init(&ms.ctx, &ms.host, &amp_backend_sim, 8, 8, 1);
-#define ROUND(n) (((n) + 1) * passes + 6) * reps
+/* Each run walks the base (one line) and the walk's lines moved on in
+ * their pages, then the walk: 2n + 1 lines a pass. */
+#define ROUND(n) ((2 * (n) + 1) * passes + 6) * reps
 	before = ms.ctx.accesses;
 	tap_eq(amp_timing_evicted(&ms.ctx, NULL, 8 * way, 0, 2048, base, 1, walk, 2, passes, reps, 100, &l2_cost, &yes,
 				  err, sizeof err),
