@@ -71,7 +71,7 @@ struct gate {
 	uint64_t ref;       /* lines of the reference code */
 	unsigned jumps;     /* its jumps per line */
 	struct amp_quiet q;
-	uint64_t deadline;  /* amp_now_ns() past which nothing is timed */
+	uint64_t deadline;  /* amp_now_ns() past which nothing is timed (icache_run) */
 };
 
 struct loop {
@@ -521,9 +521,11 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 	}
 	if (!c->host->sim) {
 		/* The first vote's baseline is every vote's reference. */
-		if (!g->ref)
-			*g = (struct gate){ n0, l.jumps, { .wait_left = QUIET_WAIT_NS },
-					    amp_now_ns() + SEARCH_DEADLINE_NS };
+		if (!g->ref) {
+			g->ref = n0;
+			g->jumps = l.jumps;
+			g->q = (struct amp_quiet){ .wait_left = QUIET_WAIT_NS };
+		}
 		l.gate = g;
 	}
 	/* No op cache found by the sweep: the search may still meet one. */
@@ -608,21 +610,21 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 	struct gate g = { 0 };
 	char why[AMP_REASON_LEN] = "";
 	int n = 0, agree = 0;
-	unsigned v, ran;
+	unsigned ran;
 	uint64_t start = amp_now_ns();
 
 	memset(p, 0, sizeof *p);
-	for (v = 0; v < SEARCHES; v++) {
+	g.deadline = start + SEARCH_DEADLINE_NS;
+	for (ran = 0; ran < SEARCHES; ran++) {
 		int64_t value;
-		uint64_t spent = amp_now_ns() - start;
+		uint64_t now = amp_now_ns();
 
 		if (!c->host->sim &&
-		    (spent > SEARCH_DEADLINE_NS || (v >= SEARCHES_LEAST && spent > SEARCH_BUDGET_NS)))
+		    (now > g.deadline || (ran >= SEARCHES_LEAST && now - start > SEARCH_BUDGET_NS)))
 			break;
-		if (capacity_vote(c, lv, v, &g, &value, why, sizeof why) == 0)
+		if (capacity_vote(c, lv, ran, &g, &value, why, sizeof why) == 0)
 			p->votes[p->nvotes++] = value;
 	}
-	ran = v;
 	p->method = amp_method_names[lv->method];
 	p->accesses = c->accesses - before;
 	if (!p->nvotes) {

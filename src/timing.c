@@ -152,6 +152,9 @@ static double fast_mean(double *v, unsigned n)
 
 static int quiet_reference(struct amp_ctx *c, enum amp_op op, double *r, char *err, size_t len);
 
+/* How long amp naps in a busy spell before it looks again. */
+static const struct timespec quiet_nap = { 0, 2000000 };
+
 /* Real machine: eviction tests wait for quiet (evict_quiet's budget
  * allowing; mod_evset.c sets it per search).  The reference is timed
  * at most every EVICT_QUIET_EVERY_NS (busy spells last longer): timed
@@ -189,20 +192,17 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 		       size_t len)
 {
 	struct amp_plan pb, p;
-	double *each;
+	unsigned done = 0, most = (reps ? reps : 1) * AMP_EVICT_ROUNDS;
+	/* The base's runs, then the walk's; each side's runs so far sorted
+	 * in place (their order does not matter to fast_mean). */
+	double *each = malloc(2 * (size_t)most * sizeof *each);
 	uint64_t *paired = malloc((size_t)(nbase + n) * sizeof *paired);
-	unsigned done = 0, most;
 	int rc;
 
 	if (reps == 0)
 		reps = 1;
-	most = reps * AMP_EVICT_ROUNDS;
-	/* The base's runs, then the walk's; each side's runs so far sorted
-	 * in place (their order does not matter to fast_mean). */
-	if (!paired || !(each = malloc(2 * (size_t)most * sizeof *each))) {
-		each = NULL;
+	if (!each || !paired)
 		goto oom;
-	}
 	/* The base walk: the base, then the walk's lines moved within their
 	 * pages (other sets at every level), so both walks touch the same
 	 * pages.  On the Intel guest (host frames of 4 KiB under the guest's
@@ -294,9 +294,8 @@ static uint64_t *reference_offsets(const uint64_t *off, uint64_t n, uint64_t pag
  * measured, beyond which a timed comparison is refused. */
 #define REF_TLB_SHARE 0.2
 /* A reference over that is taken again, up to REF_TAKES times in all,
- * after a nap. */
+ * after a quiet_nap. */
 #define REF_TAKES 4
-static const struct timespec ref_nap = { 0, 2000000 };
 
 /* On real hardware page walks also fill the caches, so once the
  * reference pays much for translations the two walks no longer differ
@@ -409,7 +408,6 @@ static uint64_t whole_pages(const struct amp_ctx *c, const uint64_t *off, uint64
 
 enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r)
 {
-	const struct timespec nap = { 0, 2000000 };
 	uint64_t now = amp_now_ns();
 
 	if (q->nap_since) {
@@ -425,7 +423,7 @@ enum amp_quiet_state amp_quiet_look(struct amp_quiet *q, double r)
 	if (!q->wait_left)
 		return AMP_QUIET_BUSY;
 	q->nap_since = now;
-	nanosleep(&nap, NULL); /* let the busy spell pass */
+	nanosleep(&quiet_nap, NULL); /* let the busy spell pass */
 	return AMP_QUIET_WAIT;
 }
 
@@ -563,7 +561,7 @@ int amp_timing_excess(struct amp_ctx *c, const struct amp_level *lv, const uint6
 		 * guest, in 2 of 16 `--level=L1d` runs). */
 		if (!ref_too_slow(c, lv, op, n, t_ref) || take + 1 == REF_TAKES)
 			break;
-		nanosleep(&ref_nap, NULL);
+		nanosleep(&quiet_nap, NULL);
 	}
 	free(ref);
 	if (ref_too_slow(c, lv, op, n, t_ref)) {
