@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed;
@@ -47,6 +48,17 @@ static inline void tap_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+/* How many seeds a loop of n seeded runs takes: n, or fewer where
+ * AMP_TEST_SEEDS says so (CI's sanitizer stage, where every run costs
+ * three times as much: the first seeds still take every code path). */
+static inline unsigned tap_seeds(unsigned n)
+{
+	const char *env = getenv("AMP_TEST_SEEDS");
+	long want = env ? atol(env) : 0;
+
+	return want >= 1 && (unsigned long)want < n ? (unsigned)want : n;
 }
 
 static inline void tap_skip_all(const char *reason)

@@ -390,7 +390,7 @@ static void test_pushers(void)
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		for (uint64_t seed = 1; seed <= 2; seed++) {
+		for (uint64_t seed = 1; seed <= tap_seeds(2); seed++) {
 			char what[256], got[160];
 			const struct amp_level *l2;
 			struct timed *t;
