@@ -192,15 +192,18 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 		       size_t len)
 {
 	struct amp_plan pb, p;
-	unsigned done = 0, most = (reps ? reps : 1) * AMP_EVICT_ROUNDS;
-	/* The base's runs, then the walk's; each side's runs so far sorted
-	 * in place (their order does not matter to fast_mean). */
-	double *each = malloc(2 * (size_t)most * sizeof *each);
-	uint64_t *paired = malloc((size_t)(nbase + n) * sizeof *paired);
+	unsigned done = 0, most;
+	double *each;
+	uint64_t *paired;
 	int rc;
 
 	if (reps == 0)
 		reps = 1;
+	most = reps * AMP_EVICT_ROUNDS;
+	/* The base's runs, then the walk's; each side's runs so far sorted
+	 * in place (their order does not matter to fast_mean). */
+	each = malloc(2 * (size_t)most * sizeof *each);
+	paired = malloc((size_t)(nbase + n) * sizeof *paired);
 	if (!each || !paired)
 		goto oom;
 	/* The base walk: the base, then the walk's lines moved within their
