@@ -81,6 +81,8 @@
 #define REF_REPS 2                /* its runs (of T_MIN_NS each) */
 #define QUIET_WAIT_NS 4000000000ULL /* per sweep, at most this long waiting for quiet */
 #define BUSY_SHARE 0.1            /* more points than this share never quiet: inconclusive */
+#define STEP_POINTS 3             /* amp_tlb_step_clear: the fewest points of a level */
+#define STEP_NOISE 3.0            /* ... and its step in multiples of the points' spread */
 /* Real machine, loads: plans whose region fits run on one mapping, its
  * pages faulted in once (each plan mapping its own made page faults
  * and zeroing half the DTLB sweep's time: 476613 of them in a
@@ -382,13 +384,14 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 	size_t nps = t->op == AMP_OP_IFETCH ? PS_JUMPS : PS_LOADS;
 	uint64_t *off = malloc(nps * sizeof *off);
 	double m[AMP_TLB_MAX_STRIDES], again[3] = { 0, 0, 0 };
-	int best = -1, first = -1;
+	int best = -1, first = -1, first_seen = -1;
 
 	if (!off) {
 		snprintf(t->err, t->len, "tlb: out of memory");
 		return -1;
 	}
 	o->nstrides = 0;
+	o->page_doubt[0] = '\0';
 	for (uint64_t s = PS_MIN_STRIDE; s <= PS_MAX_STRIDE; s *= 2)
 		o->strides[o->nstrides++] = s;
 	/* On a real machine a second round, a new sweep in other layouts,
@@ -424,6 +427,8 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 				continue;
 			if (first < 0)
 				first = j;
+			if (first_seen < 0)
+				first_seen = j;
 			/* Two tries: a true knee that one busy timing hides
 			 * stays the page, not the next climb's knee beyond it. */
 			for (int attempt = 0; attempt < 2 && !held; attempt++)
@@ -454,6 +459,14 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		return 0;
 	}
 	o->page = o->strides[best];
+	/* A knee at a stride past the first knee seen: that one may have been the page
+	 * and noise hid it when timed again (the ITLB of an AMD Zen 3 guest
+	 * read 32 KiB, where page-table lines stop serving 8 pages each, in
+	 * 4 of 8 runs of a noisy hour). */
+	if (first_seen < best)
+		snprintf(o->page_doubt, sizeof o->page_doubt,
+			 "the first knee, at a stride of %llu B, did not hold when timed again; the one at %llu B did",
+			 (unsigned long long)o->strides[first_seen], (unsigned long long)o->page);
 	snprintf(o->page_reason, sizeof o->page_reason,
 		 "knee at a stride of %llu B: time per load %.1f ticks at %llu B, %.1f at %llu B, "
 		 "%.1f at %llu B (%.1f at %llu B); timed again %.1f, %.1f, %.1f",
@@ -637,6 +650,27 @@ static int find_levels(const struct amp_tlb_timing *o, const double *y, struct l
 	return nlv;
 }
 
+double amp_tlb_step_clear(const double *lv, int n, const double *next, int nnext, double step, uint64_t from,
+			  uint64_t to, char *why, size_t len)
+{
+	double noise = n > 1 ? spread(lv, n) : 0;
+
+	why[0] = '\0';
+	if (nnext > 1)
+		noise = fmax(noise, spread(next, nnext));
+	if (n < STEP_POINTS) {
+		snprintf(why, len, "the level rests on %d point%s of the sweep (%llu to %llu pages), too few to tell its step (%.2f ticks) from noise",
+			 n, n == 1 ? "" : "s", (unsigned long long)from, (unsigned long long)to, step);
+		return 0;
+	}
+	if (step < STEP_NOISE * noise) {
+		snprintf(why, len, "its step (%.2f ticks) is within the noise of the sweep's points either side (spread %.2f ticks; %.0f times that is wanted)",
+			 step, noise, STEP_NOISE);
+		return step > 0 ? step / (STEP_NOISE * noise) : 0;
+	}
+	return 1;
+}
+
 static int entries(struct tt *t, struct amp_tlb_timing *o)
 {
 	double y[AMP_TLB_MAX_POINTS] = { 0 }, base;
@@ -719,6 +753,18 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 		o->lv[o->nlevels].entries = lo + (t->op == AMP_OP_IFETCH && !t->host->sim);
 		o->lv[o->nlevels].hit_ticks = run_median(y, lv[k].head);
 		o->lv[o->nlevels].miss_penalty_ticks = next - tail;
+		/* The step must stand out of the noise of the points either
+		 * side: this level's, and the next level's head (past the
+		 * last level the curve climbs, so its spread is no noise). */
+		{
+			struct run own = lv[k].all, head = k + 1 < ntlb ? lv[k + 1].head : (struct run){ 0, -1 };
+
+			o->lv[o->nlevels].step_clarity =
+				amp_tlb_step_clear(y + own.first, own.last - own.first + 1, y + head.first,
+						   head.last - head.first + 1, next - tail, o->pages[own.first],
+						   o->pages[own.last], o->lv[o->nlevels].step_reason,
+						   sizeof o->lv[o->nlevels].step_reason);
+		}
 		o->nlevels++;
 	}
 	o->reason[0] = '\0';
@@ -1149,9 +1195,13 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		lv->measurable = 1;
 		lv->hit_ticks = t->lv[k].hit_ticks;
 		lv->next_ticks = t->lv[k].hit_ticks + t->lv[k].miss_penalty_ticks;
-		if (t->page)
+		if (t->page) {
 			amp_param_measured(&lv->line, (int64_t)t->page, "timing");
-		else
+			if (t->page_doubt[0]) {
+				lv->line.inconclusive = 1;
+				snprintf(lv->line.reason, sizeof lv->line.reason, "%s", t->page_doubt);
+			}
+		} else
 			amp_param_unknown(&lv->line, "%s", t->page_reason);
 		amp_param_measured(&lv->size, (int64_t)t->lv[k].entries, "timing");
 		if (t->lv[k].assoc) {
@@ -1173,6 +1223,13 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 				 "the machine stayed busy: %d of %d points and steps of the TLB sweep had every timing run with its "
 				 "reference over %.0f%% above its fastest after waiting %.0f s for quiet",
 				 t->busy_points, t->points, AMP_QUIET * 100, QUIET_WAIT_NS / 1e9);
+		}
+		/* Entries whose step did not stand out of the noise: half
+		 * its clarity, under the 50% that marks a vote inconclusive. */
+		if (t->lv[k].step_reason[0] && lv->size.known) {
+			lv->size.inconclusive = 1;
+			lv->size.confidence = fmin(lv->size.confidence, t->lv[k].step_clarity / 2);
+			snprintf(lv->size.reason, sizeof lv->size.reason, "%s", t->lv[k].step_reason);
 		}
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
