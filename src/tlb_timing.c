@@ -459,10 +459,10 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		return 0;
 	}
 	o->page = o->strides[best];
-	/* A knee at a stride past the first knee seen: that one may have been the page
-	 * and noise hid it when timed again (the ITLB of an AMD Zen 3 guest
-	 * read 32 KiB, where page-table lines stop serving 8 pages each, in
-	 * 4 of 8 runs of a noisy hour). */
+	/* A knee at a stride past the first knee seen: that one may have
+	 * been the page, noise hiding it when timed again (the ITLB of an
+	 * AMD Zen 3 guest read 32 KiB, where page-table lines stop serving
+	 * 8 pages each, in 4 of 8 runs of a noisy hour). */
 	if (first_seen < best)
 		snprintf(o->page_doubt, sizeof o->page_doubt,
 			 "the first knee, at a stride of %llu B, did not hold when timed again; the one at %llu B did",
@@ -1178,6 +1178,14 @@ void amp_tlb_timing_fill(struct amp_ctx *c, const struct amp_tlb_timing *t)
 	amp_tlb_timing_fill_side(c, t, AMP_SIDE_DATA);
 }
 
+/* A measured value the sweep doubts: inconclusive, at most `confidence`. */
+static void doubted(struct amp_param *p, double confidence, const char *reason)
+{
+	p->inconclusive = 1;
+	p->confidence = fmin(p->confidence, confidence);
+	snprintf(p->reason, sizeof p->reason, "%s", reason);
+}
+
 void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t, enum amp_level_side side)
 {
 	for (int i = 0; i < c->nlv; i++) {
@@ -1197,10 +1205,8 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		lv->next_ticks = t->lv[k].hit_ticks + t->lv[k].miss_penalty_ticks;
 		if (t->page) {
 			amp_param_measured(&lv->line, (int64_t)t->page, "timing");
-			if (t->page_doubt[0]) {
-				lv->line.inconclusive = 1;
-				snprintf(lv->line.reason, sizeof lv->line.reason, "%s", t->page_doubt);
-			}
+			if (t->page_doubt[0])
+				doubted(&lv->line, lv->line.confidence, t->page_doubt);
 		} else
 			amp_param_unknown(&lv->line, "%s", t->page_reason);
 		amp_param_measured(&lv->size, (int64_t)t->lv[k].entries, "timing");
@@ -1226,11 +1232,8 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		}
 		/* Entries whose step did not stand out of the noise: half
 		 * its clarity, under the 50% that marks a vote inconclusive. */
-		if (t->lv[k].step_reason[0] && lv->size.known) {
-			lv->size.inconclusive = 1;
-			lv->size.confidence = fmin(lv->size.confidence, t->lv[k].step_clarity / 2);
-			snprintf(lv->size.reason, sizeof lv->size.reason, "%s", t->lv[k].step_reason);
-		}
+		if (t->lv[k].step_reason[0] && lv->size.known)
+			doubted(&lv->size, t->lv[k].step_clarity / 2, t->lv[k].step_reason);
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
 		for (int j = 0; j < AMP_NPARAMS; j++) {

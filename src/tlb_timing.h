@@ -73,8 +73,8 @@ int amp_tlb_ways_settled(const uint64_t *strides, const uint64_t *fewest, int n,
  * ticks a jump by turns, first levels of 5 to 10 entries rested on one
  * or two points or had a step of 0.39 ticks among points spread by 0.37;
  * those of 62 to 78 entries had steps of 0.5 to 0.9 ticks at 3 to 10
- * times their spread.  1, or with why its clarity: the step over 3 times the
- * spread (0 for too few points), below 1. */
+ * times their spread.  1, or with why its clarity: the step over 3
+ * times the spread (0 for too few points), below 1. */
 double amp_tlb_step_clear(const double *lv, int n, const double *next, int nnext, double step, uint64_t from,
 			  uint64_t to, char *why, size_t len);
 
