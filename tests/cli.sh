@@ -140,9 +140,10 @@ fi
 # The timing path on simulated machines: known answers.
 # -v: each phase, then the steps within the timing phase that took
 # 0.1 s or more (here the L2 eviction sets, the slowest by far on the
-# simulated machine), longest first, and one line for the rest.
-run --sim=ppro-200 --timing --votes=3 --reps=2 -v
-expect_status 0 "-v on a simulated machine by timing"
+# simulated machine), longest first, and one line for the rest; the
+# same run's JSON on stdout.
+run --sim=ppro-200 --timing --json --votes=3 --reps=2 -v
+expect_status 0 "--sim=ppro-200 --timing --json -v"
 has "$err" "amp: timing " "-v prints the timing phase"
 echo "$err" | grep -Eq '^amp:  L2 +evset +[0-9]+\.[0-9]{2} s$'
 ok $? "-v lists the L2 eviction sets as a step of their own"
@@ -150,8 +151,6 @@ echo "$err" | grep -Eq '^amp:  [0-9]+ more under 0\.10 s: [0-9]+\.[0-9]{2} s in 
 ok $? "-v sums the short steps in one line"
 echo "$err" | awk '/^amp:  [A-Z]/ { if (seen && $(NF - 1) + 0 > last + 0.005) bad = 1; last = $(NF - 1); seen = 1 } END { exit bad }'
 ok $? "-v lists the steps longest first"
-run --sim=ppro-200 --timing --json --votes=3 --reps=2
-expect_status 0 "--sim=ppro-200 --timing --json"
 if command -v python3 >/dev/null 2>&1; then
 	printf '%s' "$out" | python3 -c '
 import json, sys
@@ -241,9 +240,9 @@ AMP_SYSFS_ROOT="$TMPD/sys" run --max-size=64K --reps=2
 ok $? "a short real run: measured, or inconclusive on a loaded machine (exit $rc)"
 has "$out" "48 KiB" "the sysfs value is in the reported column"
 has "$out" "Measured load latency" "and a measured latency"
-AMP_SYSFS_ROOT="$TMPD/none" run --max-size=64K --reps=2 --json
+AMP_SYSFS_ROOT="$TMPD/none" run --level=L1d --max-size=64K --reps=2 --json
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
-ok $? "a real run without sysfs caches (exit $rc)"
+ok $? "a real L1d run without sysfs caches (exit $rc)"
 has "$out" '"missing_reason"' "says why nothing is reported"
 
 # --cpu: a simulated machine has no cores to time (unknown with the
@@ -263,9 +262,20 @@ fi
 run --sim=pii-233 --max-size=64K --json
 printf '%s' "$out" | grep -q '"cpu": null'
 ok $? "without --cpu the cpu object is null"
-run --level=L1d --max-size=64K --reps=2 --cpu --json
+# --cpu: a simulated machine has no cores to time (status 0, a reason);
+# a short real run gives the cpu members (structure only: no timing).
+run --sim=pii-233 --max-size=64K --cpu --json
+expect_status 0 "--cpu --sim=pii-233: the memory run's status"
+has "$out" '"cpu": {' "--cpu --sim: a cpu object"
+has "$out" '"scheduler_slot_ms": null, "scheduler_slot_ms_reason": "a simulated machine has no cores to time' "--cpu --sim: each value unknown with the reason"
+run --sim=pii-233 --max-size=64K --cpu
+has "$out" "CPU: not measured (a simulated machine has no cores to time" "--cpu --sim text: the CPU section says why not"
+run --sim=pii-233 --max-size=64K --json
+has "$out" '"cpu": null, "cpu_reason": "not asked for (--cpu)"' "without --cpu: cpu null with a reason"
+# One short real run (L1d, then the CPU benchmarks) for the rest.
+run --level=L1d --max-size=64K --reps=2 --cpu --json -v
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
-ok $? "--cpu on this machine: measured, or inconclusive on a loaded machine (exit $rc)"
+ok $? "--cpu --json on this machine: measured or inconclusive (exit $rc)"
 if command -v python3 >/dev/null 2>&1; then
 	printf '%s' "$out" | python3 -c '
 import json, sys
@@ -284,19 +294,6 @@ assert [b["name"] for b in c["benchmarks"]] == ["frequency", "instructions", "fm
 else
 	ok 0 "# SKIP python3 not installed"
 fi
-# --cpu: a simulated machine has no cores to time (status 0, a reason);
-# a short real run gives the cpu members (structure only: no timing).
-run --sim=pii-233 --max-size=64K --cpu --json
-expect_status 0 "--cpu --sim=pii-233: the memory run's status"
-has "$out" '"cpu": {' "--cpu --sim: a cpu object"
-has "$out" '"scheduler_slot_ms": null, "scheduler_slot_ms_reason": "a simulated machine has no cores to time' "--cpu --sim: each value unknown with the reason"
-run --sim=pii-233 --max-size=64K --cpu
-has "$out" "CPU: not measured (a simulated machine has no cores to time" "--cpu --sim text: the CPU section says why not"
-run --sim=pii-233 --max-size=64K --json
-has "$out" '"cpu": null, "cpu_reason": "not asked for (--cpu)"' "without --cpu: cpu null with a reason"
-run --max-size=64K --reps=2 --cpu --json -v
-[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
-ok $? "--cpu --json on this machine: measured or inconclusive (exit $rc)"
 has "$err" "cpu bandwidth" "-v: the CPU benchmarks' wall times"
 if command -v python3 >/dev/null 2>&1; then
 	printf '%s' "$out" | python3 -c '
@@ -341,7 +338,7 @@ has "$out" "L1i code: build-time blocks" "L1i says it ran the build-time blocks"
 has "$out" "executable mappings are refused" "with the reason"
 AMP_NO_EXEC_MAPPINGS=1 run --level=L1i --max-size=64K --reps=2 --json
 has "$out" '"code": "build-time blocks' "the JSON names the code used"
-run --sim=pii-233 --timing --max-size=1M
+run --sim=pii-233 --timing --level=L1i
 expect_status 0 "the instruction side by timing on pii-233"
 has "$out" "L1i        32 B     16 KiB" "L1i line and size by timing"
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int tap_n, tap_failed;
 
@@ -60,6 +61,29 @@ static inline unsigned tap_seeds(unsigned n)
 
 	return want >= 1 && (unsigned long)want < n ? (unsigned)want : n;
 }
+
+/* Whether the next case may start: always, unless AMP_TEST_BUDGET is
+ * set (CI's sanitizer stage) and this program has used that many
+ * seconds of CPU time already; then the case is skipped and the skip
+ * says why.  CPU time, not wall time: make check -j2 runs two programs
+ * side by side.  A case that has started runs to its end. */
+static inline int tap_in_budget(const char *what)
+{
+	const char *env = getenv("AMP_TEST_BUDGET");
+	double budget = env ? atof(env) : 0, used;
+	struct timespec t;
+
+	if (budget <= 0 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+		return 1;
+	used = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	if (used < budget)
+		return 1;
+	tap_ok(1, "%s # SKIP past AMP_TEST_BUDGET=%s s of CPU time (%.0f s used)", what, env, used);
+	return 0;
+}
+
+/* tap_run(test_x(args)): the call, where the budget allows it. */
+#define tap_run(call) do { if (tap_in_budget(#call)) call; } while (0)
 
 static inline void tap_skip_all(const char *reason)
 {

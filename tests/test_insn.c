@@ -62,6 +62,11 @@ static void test_presets(void)
 	static const char *const presets[] = { "p5-133", "ppro-200", "pii-233", "usparc-1", "r10k-225" };
 
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		char from[64];
+
+		snprintf(from, sizeof from, "instruction side of the presets from %s on", presets[i]);
+		if (!tap_in_budget(from))
+			return;
 		for (int timing = 0; timing < 2; timing++) {
 			struct mod_sim *ms = calloc(1, sizeof *ms);
 			char err[AMP_REASON_LEN];
@@ -118,6 +123,11 @@ static void test_matrix(void)
 
 	amp_rng_seed(&rng, 5);
 	for (int k = 0; k < 8; k++) {
+		char from[64];
+
+		snprintf(from, sizeof from, "instruction-side matrix from machine %d on", k);
+		if (!tap_in_budget(from))
+			return;
 		int l1u = (int)amp_rng_below(&rng, 2), l2u = l1u || k % 2; /* the sim has no split L2 under a unified L1 */
 		unsigned line = amp_rng_below(&rng, 2) ? 64 : 32, a1 = 2u << amp_rng_below(&rng, 2);
 		unsigned a2 = a1 + 2 + 2 * (unsigned)amp_rng_below(&rng, 3);
@@ -178,6 +188,11 @@ static void test_blocks(void)
 
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+			char from[64];
+
+			snprintf(from, sizeof from, "build-time blocks from %s on", presets[i]);
+			if (!tap_in_budget(from))
+				return;
 			struct mod_sim *ms = calloc(1, sizeof *ms);
 			static struct amp_sweep sw;
 			char err[AMP_REASON_LEN] = "";
@@ -385,11 +400,11 @@ static void test_sweep_analysis(void)
 
 int main(void)
 {
-	test_sweep_analysis();
-	test_checks();
-	test_blocks();
-	test_chain_order();
-	test_presets();
-	test_matrix();
+	tap_run(test_sweep_analysis());
+	tap_run(test_checks());
+	tap_run(test_chain_order());
+	tap_run(test_presets());
+	tap_run(test_matrix());
+	tap_run(test_blocks());
 	return tap_done();
 }

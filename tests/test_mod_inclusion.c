@@ -272,14 +272,14 @@ int main(void)
 	for (int i = 0; i < 2; i++) {
 		double noise = i ? 0.01 : 0;
 
-		test_presets(noise);
-		test_few_sets(noise);
-		test_inclusive(noise);
-		test_exclusive(noise);
-		test_nine(noise);
-		test_policies(noise);
-		test_stand_ins(noise);
+		tap_run(test_presets(noise));
+		tap_run(test_few_sets(noise));
+		tap_run(test_inclusive(noise));
+		tap_run(test_exclusive(noise));
+		tap_run(test_nine(noise));
+		tap_run(test_policies(noise));
+		tap_run(test_stand_ins(noise));
 	}
-	test_limits();
+	tap_run(test_limits());
 	return tap_done();
 }

@@ -129,7 +129,12 @@ static size_t first_run(size_t n)
 static void policy_matrix(const char *spec, unsigned unit, const char *level, const char *what_fmt,
 			  size_t nruns)
 {
-	for (int p = 0; p < 4; p++)
+	for (int p = 0; p < 4; p++) {
+		char from[64];
+
+		snprintf(from, sizeof from, "%s: policies from %s on", level, pol_key[p]);
+		if (!tap_in_budget(from))
+			break;
 		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
 			for (size_t r = first_run(nruns); r < nruns; r++) {
 				char text[256], what[64];
@@ -140,6 +145,7 @@ static void policy_matrix(const char *spec, unsigned unit, const char *level, co
 				snprintf(what, sizeof what, what_fmt, ways[w], pol_key[p]);
 				expect(text, runs[r].noise, runs[r].seed, level, expected(p, ways[w]), what);
 			}
+	}
 }
 
 static void test_l1d(void)
@@ -428,6 +434,9 @@ static void test_lru_pair(void)
 			for (size_t r = first_run(2); r < 2 && p != AMP_POLICY_PLRU; r++) { /* no 20-way plru */
 				char text[320];
 
+				if (!tap_in_budget("L3 replacement under an exclusive pair, the rest"))
+					return;
+
 				snprintf(text, sizeof text,
 					 "L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
 					 "L2:size=96K,assoc=6,line=16,policy=%s,inclusion=exclusive;"
@@ -438,6 +447,8 @@ static void test_lru_pair(void)
 	for (int p = 0; p < 4; p++) {
 		char text[320];
 
+		if (!tap_in_budget("L3 replacement under a plru exclusive pair, the rest"))
+			return;
 		snprintf(text, sizeof text,
 			 "L1d:size=2K,assoc=4,line=16;L1i:size=2K,assoc=4,line=16;"
 			 "L2:size=128K,assoc=8,line=16,policy=plru,inclusion=exclusive;"
@@ -452,16 +463,18 @@ static void test_lru_pair(void)
 
 int main(void)
 {
-	test_lru_pair();
-	test_halves();
-	test_fresh_evictors();
-	test_special();
-	test_l1d();
-	test_l2();
-	test_tlb();
-	test_long_lines();
-	test_insn();
-	test_preset("pii-233");
-	test_preset("zen5-like");
+	/* Cheapest first: with a time budget (tap_run) the policy
+	 * matrices run, the scattered L3s (seconds each) as time allows. */
+	tap_run(test_l1d());
+	tap_run(test_l2());
+	tap_run(test_tlb());
+	tap_run(test_long_lines());
+	tap_run(test_insn());
+	tap_run(test_preset("pii-233"));
+	tap_run(test_preset("zen5-like"));
+	tap_run(test_special());
+	tap_run(test_fresh_evictors());
+	tap_run(test_halves());
+	tap_run(test_lru_pair());
 	return tap_done();
 }

@@ -128,8 +128,8 @@ static void test_derived(void)
 
 int main(void)
 {
-	test_cases();
-	test_cost();
-	test_derived();
+	tap_run(test_cases());
+	tap_run(test_cost());
+	tap_run(test_derived());
 	return tap_done();
 }

@@ -180,9 +180,9 @@ static void test_block_cycle(void)
 
 int main(void)
 {
-	test_block_cycle();
-	test_cases();
-	test_declined_and_cost();
-	test_exclusive_declined();
+	tap_run(test_block_cycle());
+	tap_run(test_cases());
+	tap_run(test_declined_and_cost());
+	tap_run(test_exclusive_declined());
 	return tap_done();
 }

@@ -209,6 +209,10 @@ static void test_noise(void)
 		char first[512] = "", now[512];
 		int same = 1;
 
+		snprintf(now, sizeof now, "noise on the presets from %s on", presets[p]);
+		if (!tap_in_budget(now))
+			break;
+
 		for (uint64_t seed = 1; seed <= seeds; seed++) {
 			struct sim_machine *m;
 			size_t used = 0;
@@ -1927,45 +1931,47 @@ static void test_vote_more(void)
 
 int main(void)
 {
-	test_vote_more();
+	tap_run(test_vote_more());
 	if (getenv("AMP_TEST_POLICY_ONLY")) {
-		test_policy_matrix();
+		tap_run(test_policy_matrix());
 		return tap_done();
 	}
 	if (getenv("AMP_TEST_FETCHED_ONLY")) {
-		test_fresh_pool();
-		test_pushers_room();
-		test_fetched_inclusion();
-		test_set_write();
+		tap_run(test_fresh_pool());
+		tap_run(test_pushers_room());
+		tap_run(test_fetched_inclusion());
+		tap_run(test_set_write());
 		return tap_done();
 	}
+	/* The random hierarchies first: with a time budget (tap_run) they
+	 * take the most code paths in the least time. */
+	tap_run(test_matrix());
+	tap_run(test_policy_matrix());
 	if (!getenv("AMP_TEST_MATRIX_ONLY")) {
-		test_table1();
-		test_xray();
-		test_odd_sets();
-		test_noise();
-		test_scattered_presets();
-		test_scattered_awkward();
-		test_few_way_pushers();
-		test_stride_traps();
-		test_random_above();
-		test_under_random_l1();
-		test_fresh_pool();
-		test_pushers_room();
-		test_walk_after_walk();
-		test_evictors_one_place();
-		test_scattered_policies();
-		test_pushed_policies();
-		test_pushed_l3();
-		test_chain_over_fewer_ways();
-		test_exclusive_pair();
-		test_pair_seeds();
-		test_exclusive_l3();
-		test_stored_inclusion();
-		test_fetched_inclusion();
-		test_set_write();
+		tap_run(test_table1());
+		tap_run(test_xray());
+		tap_run(test_odd_sets());
+		tap_run(test_noise());
+		tap_run(test_scattered_presets());
+		tap_run(test_scattered_awkward());
+		tap_run(test_few_way_pushers());
+		tap_run(test_stride_traps());
+		tap_run(test_random_above());
+		tap_run(test_under_random_l1());
+		tap_run(test_fresh_pool());
+		tap_run(test_pushers_room());
+		tap_run(test_walk_after_walk());
+		tap_run(test_evictors_one_place());
+		tap_run(test_scattered_policies());
+		tap_run(test_pushed_policies());
+		tap_run(test_pushed_l3());
+		tap_run(test_chain_over_fewer_ways());
+		tap_run(test_exclusive_pair());
+		tap_run(test_pair_seeds());
+		tap_run(test_exclusive_l3());
+		tap_run(test_stored_inclusion());
+		tap_run(test_fetched_inclusion());
+		tap_run(test_set_write());
 	}
-	test_matrix();
-	test_policy_matrix();
 	return tap_done();
 }

@@ -233,6 +233,9 @@ static void test_presets(void)
 		const struct sim_level_spec *s1, *s2;
 		struct timed *t;
 
+		snprintf(what, sizeof what, "presets by timing from %s on", presets[i]);
+		if (!tap_in_budget(what))
+			break;
 		snprintf(what, sizeof what, "%s by timing", presets[i]);
 		t = timed_new(presets[i], 0, 1, 0, 2, 0, what);
 		if (!t)
@@ -860,22 +863,24 @@ static void test_quiet_gate(void)
 
 int main(void)
 {
-	test_clustering();
-	test_presets();
-	test_pairs_prefetch();
-	test_unified();
-	test_pushers();
-	test_matrix();
-	test_l3_classes();
-	test_inclusion();
-	test_replacement();
-	test_random_l1();
-	test_overflow_rules_out();
-	test_exclusive_fits();
-	test_class_line();
-	test_class_threshold();
-	test_random_l1_inclusion();
-	test_eviction_test();
-	test_quiet_gate();
+	tap_run(test_clustering());
+	/* The random hierarchies first: with a time budget (tap_run) they
+	 * take the most code paths in the least time. */
+	tap_run(test_matrix());
+	tap_run(test_presets());
+	tap_run(test_pairs_prefetch());
+	tap_run(test_unified());
+	tap_run(test_pushers());
+	tap_run(test_l3_classes());
+	tap_run(test_inclusion());
+	tap_run(test_replacement());
+	tap_run(test_random_l1());
+	tap_run(test_overflow_rules_out());
+	tap_run(test_exclusive_fits());
+	tap_run(test_class_line());
+	tap_run(test_class_threshold());
+	tap_run(test_random_l1_inclusion());
+	tap_run(test_eviction_test());
+	tap_run(test_quiet_gate());
 	return tap_done();
 }

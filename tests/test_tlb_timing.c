@@ -416,14 +416,14 @@ static void test_step_clear(void)
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
-		run_case(c, 0);
+		tap_run(run_case(c, 0));
 	for (const struct tcase *c = soft_cases; c->spec; c++)
-		run_case(c, 1);
-	test_curves();
-	test_no_tlb();
-	test_repeatable();
-	test_busy();
-	test_ways_rule();
-	test_step_clear();
+		tap_run(run_case(c, 1));
+	tap_run(test_curves());
+	tap_run(test_no_tlb());
+	tap_run(test_repeatable());
+	tap_run(test_busy());
+	tap_run(test_ways_rule());
+	tap_run(test_step_clear());
 	return tap_done();
 }
