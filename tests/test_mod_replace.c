@@ -434,9 +434,8 @@ static void test_lru_pair(void)
 			for (size_t r = first_run(2); r < 2 && p != AMP_POLICY_PLRU; r++) { /* no 20-way plru */
 				char text[320];
 
-				if (!tap_in_budget("L3 replacement under an exclusive pair, the rest"))
+				if (!tap_in_budget("L3 replacement under exclusive pairs from here on"))
 					return;
-
 				snprintf(text, sizeof text,
 					 "L1d:size=2560,assoc=5,line=16;L1i:size=2560,assoc=5,line=16;"
 					 "L2:size=96K,assoc=6,line=16,policy=%s,inclusion=exclusive;"
@@ -447,7 +446,7 @@ static void test_lru_pair(void)
 	for (int p = 0; p < 4; p++) {
 		char text[320];
 
-		if (!tap_in_budget("L3 replacement under a plru exclusive pair, the rest"))
+		if (!tap_in_budget("L3 replacement under a plru exclusive pair from here on"))
 			return;
 		snprintf(text, sizeof text,
 			 "L1d:size=2K,assoc=4,line=16;L1i:size=2K,assoc=4,line=16;"
@@ -463,8 +462,8 @@ static void test_lru_pair(void)
 
 int main(void)
 {
-	/* Cheapest first: with a time budget (tap_run) the policy
-	 * matrices run, the scattered L3s (seconds each) as time allows. */
+	/* The policy matrices first: with a time budget (tap_run) they
+	 * run, the scattered L3s (seconds each) as time allows. */
 	tap_run(test_l1d());
 	tap_run(test_l2());
 	tap_run(test_tlb());

@@ -206,11 +206,11 @@ static void test_noise(void)
 	unsigned seeds = tap_seeds(20) < 2 ? 2 : tap_seeds(20);
 
 	for (size_t p = 0; p < sizeof presets / sizeof presets[0]; p++) {
-		char first[512] = "", now[512];
+		char first[512] = "", now[512], from[64];
 		int same = 1;
 
-		snprintf(now, sizeof now, "noise on the presets from %s on", presets[p]);
-		if (!tap_in_budget(now))
+		snprintf(from, sizeof from, "noise on the presets from %s on", presets[p]);
+		if (!tap_in_budget(from))
 			break;
 
 		for (uint64_t seed = 1; seed <= seeds; seed++) {
