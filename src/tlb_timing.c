@@ -1231,9 +1231,18 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 				 t->busy_points, t->points, AMP_QUIET * 100, QUIET_WAIT_NS / 1e9);
 		}
 		/* Entries whose step did not stand out of the noise: half
-		 * its clarity, under the 50% that marks a vote inconclusive. */
-		if (t->lv[k].step_reason[0] && lv->size.known)
+		 * its clarity, under the 50% that marks a vote inconclusive.
+		 * The ways were judged against those entries (fully
+		 * associative where the fewest pages that miss match them, a
+		 * divisor of them otherwise): in doubt with them. */
+		if (t->lv[k].step_reason[0] && lv->size.known) {
+			char why[AMP_REASON_LEN];
+
 			doubted(&lv->size, t->lv[k].step_clarity / 2, t->lv[k].step_reason);
+			snprintf(why, sizeof why, "judged against entries in doubt: %s", t->lv[k].step_reason);
+			if (t->lv[k].assoc && lv->assoc.known)
+				doubted(&lv->assoc, t->lv[k].step_clarity / 2, why);
+		}
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */
 		for (int j = 0; j < AMP_NPARAMS; j++) {

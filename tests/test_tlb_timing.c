@@ -264,8 +264,9 @@ static void test_repeatable(void)
  * sweep's points with a timing taken quiet, and over a tenth without
  * one marks page and entries inconclusive, however many timings were
  * busy.  A step within the noise (doubt: amp_tlb_step_clear's clarity
- * 0.4) marks the entries inconclusive at half that confidence, and a
- * page size from a knee past the first one the page size. */
+ * 0.4) marks the entries inconclusive at half that confidence, the
+ * ways judged against them too, and a page size from a knee past the
+ * first one the page size. */
 static void test_busy(void)
 {
 	static const struct {
@@ -297,6 +298,7 @@ static void test_busy(void)
 		o.page = 4096;
 		o.nlevels = 1;
 		o.lv[0].entries = 64;
+		o.lv[0].assoc = 64; /* fully associative */
 		o.busy = rows[i].busy;
 		o.timings = rows[i].timings;
 		o.busy_points = rows[i].busy_points;
@@ -326,11 +328,17 @@ static void test_busy(void)
 		       rows[i].inconclusive ? "inconclusive" : "conclusive");
 		tap_eq(dtlb->line.inconclusive, rows[i].inconclusive, "busy %d of %d: page size alike",
 		       rows[i].busy, rows[i].timings);
+		tap_ok(dtlb->assoc.known && dtlb->assoc.value == 64 && dtlb->fully_associative &&
+			       dtlb->assoc.inconclusive == rows[i].inconclusive,
+		       "busy %d of %d: fully associative, %s", rows[i].busy, rows[i].timings,
+		       rows[i].inconclusive ? "inconclusive as its entries are" : "conclusive");
 		if (rows[i].inconclusive) {
 			tap_has(dtlb->size.reason, rows[i].doubt ? "within the noise" : "stayed busy",
 				"and the reason says why");
 			tap_has(dtlb->line.reason, rows[i].doubt ? "first knee" : "stayed busy",
 				"and the page size's too");
+			tap_has(dtlb->assoc.reason, rows[i].doubt ? "judged against entries in doubt" : "stayed busy",
+				"and the ways' too");
 		}
 		sim_destroy(host.sim);
 	}
