@@ -1236,12 +1236,13 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		 * associative where the fewest pages that miss match them, a
 		 * divisor of them otherwise): in doubt with them. */
 		if (t->lv[k].step_reason[0] && lv->size.known) {
-			char why[AMP_REASON_LEN];
-
 			doubted(&lv->size, t->lv[k].step_clarity / 2, t->lv[k].step_reason);
-			snprintf(why, sizeof why, "judged against entries in doubt: %s", t->lv[k].step_reason);
-			if (t->lv[k].assoc && lv->assoc.known)
+			if (t->lv[k].assoc && lv->assoc.known) {
+				char why[AMP_REASON_LEN];
+
+				snprintf(why, sizeof why, "judged against entries in doubt: %s", t->lv[k].step_reason);
 				doubted(&lv->assoc, t->lv[k].step_clarity / 2, why);
+			}
 		}
 		/* A TLB has no write policy, inclusion or split of its own
 		 * here: those stay empty; the rest say why they are unknown. */

@@ -245,13 +245,15 @@ AMP_SYSFS_ROOT="$TMPD/none" run --level=L1d --max-size=64K --reps=2 --json
 ok $? "a real L1d run without sysfs caches (exit $rc)"
 has "$out" '"missing_reason"' "says why nothing is reported"
 
-# --cpu: a simulated machine has no cores to time (unknown with the
-# reason, no crash); a real run gives the cpu object's structure.
+# --cpu: a simulated machine has no cores to time (status 0, each value
+# unknown with the reason, no crash); a real run gives the cpu object's
+# structure.
 run --sim=pii-233 --max-size=64K --cpu
 expect_status 0 "--cpu on a simulated machine"
 has "$err" "needs a real machine" "--cpu on --sim says it needs a real machine"
 one_line "$err" "in one line"
 has "$out" "unknown: a simulated machine has no cores to time" "the CPU section gives the reason"
+has "$out" "CPU: not measured (a simulated machine has no cores to time" "--cpu --sim text: the CPU section says why not"
 run --sim=pii-233 --max-size=64K --cpu --json
 if command -v python3 >/dev/null 2>&1; then
 	printf '%s' "$out" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cpu"]; assert c["reason"] and c["frequency_mhz"] is None and c["fma"] is None; assert len(c["instructions"]) == 16; assert c["registers"] == {"int": None, "double": None, "vector": None}'
@@ -259,18 +261,12 @@ if command -v python3 >/dev/null 2>&1; then
 else
 	ok 0 "# SKIP python3 not installed"
 fi
-run --sim=pii-233 --max-size=64K --json
-printf '%s' "$out" | grep -q '"cpu": null'
-ok $? "without --cpu the cpu object is null"
-# --cpu: a simulated machine has no cores to time (status 0, a reason);
-# a short real run gives the cpu members (structure only: no timing).
-run --sim=pii-233 --max-size=64K --cpu --json
 expect_status 0 "--cpu --sim=pii-233: the memory run's status"
 has "$out" '"cpu": {' "--cpu --sim: a cpu object"
 has "$out" '"scheduler_slot_ms": null, "scheduler_slot_ms_reason": "a simulated machine has no cores to time' "--cpu --sim: each value unknown with the reason"
-run --sim=pii-233 --max-size=64K --cpu
-has "$out" "CPU: not measured (a simulated machine has no cores to time" "--cpu --sim text: the CPU section says why not"
 run --sim=pii-233 --max-size=64K --json
+printf '%s' "$out" | grep -q '"cpu": null'
+ok $? "without --cpu the cpu object is null"
 has "$out" '"cpu": null, "cpu_reason": "not asked for (--cpu)"' "without --cpu: cpu null with a reason"
 # One short real run (L1d, then the CPU benchmarks) for the rest.
 run --level=L1d --max-size=64K --reps=2 --cpu --json -v

@@ -67,23 +67,28 @@ static inline unsigned tap_seeds(unsigned n)
  * seconds of CPU time already; then the case is skipped and the skip
  * says why.  CPU time, not wall time: make check -j2 runs two programs
  * side by side.  A case that has started runs to its end. */
-static inline int tap_in_budget(const char *what)
+__attribute__((format(printf, 1, 2))) static inline int tap_in_budget(const char *fmt, ...)
 {
 	const char *env = getenv("AMP_TEST_BUDGET");
 	double budget = env ? atof(env) : 0, used;
 	struct timespec t;
+	char what[256];
+	va_list ap;
 
 	if (budget <= 0 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
 		return 1;
 	used = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 	if (used < budget)
 		return 1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
 	tap_ok(1, "%s # SKIP past AMP_TEST_BUDGET=%s s of CPU time (%.0f s used)", what, env, used);
 	return 0;
 }
 
 /* tap_run(test_x(args)): the call, where the budget allows it. */
-#define tap_run(call) do { if (tap_in_budget(#call)) call; } while (0)
+#define tap_run(call) do { if (tap_in_budget("%s", #call)) call; } while (0)
 
 static inline void tap_skip_all(const char *reason)
 {

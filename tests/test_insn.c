@@ -62,10 +62,7 @@ static void test_presets(void)
 	static const char *const presets[] = { "p5-133", "ppro-200", "pii-233", "usparc-1", "r10k-225" };
 
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-		char from[64];
-
-		snprintf(from, sizeof from, "instruction side of the presets from %s on", presets[i]);
-		if (!tap_in_budget(from))
+		if (!tap_in_budget("instruction side of the presets from %s on", presets[i]))
 			return;
 		for (int timing = 0; timing < 2; timing++) {
 			struct mod_sim *ms = calloc(1, sizeof *ms);
@@ -123,10 +120,7 @@ static void test_matrix(void)
 
 	amp_rng_seed(&rng, 5);
 	for (int k = 0; k < 8; k++) {
-		char from[64];
-
-		snprintf(from, sizeof from, "instruction-side matrix from machine %d on", k);
-		if (!tap_in_budget(from))
+		if (!tap_in_budget("instruction-side matrix from machine %d on", k))
 			return;
 		int l1u = (int)amp_rng_below(&rng, 2), l2u = l1u || k % 2; /* the sim has no split L2 under a unified L1 */
 		unsigned line = amp_rng_below(&rng, 2) ? 64 : 32, a1 = 2u << amp_rng_below(&rng, 2);
@@ -188,10 +182,7 @@ static void test_blocks(void)
 
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-			char from[64];
-
-			snprintf(from, sizeof from, "build-time blocks from %s on", presets[i]);
-			if (!tap_in_budget(from))
+			if (!tap_in_budget("build-time blocks from %s on", presets[i]))
 				return;
 			struct mod_sim *ms = calloc(1, sizeof *ms);
 			static struct amp_sweep sw;

@@ -130,10 +130,7 @@ static void policy_matrix(const char *spec, unsigned unit, const char *level, co
 			  size_t nruns)
 {
 	for (int p = 0; p < 4; p++) {
-		char from[64];
-
-		snprintf(from, sizeof from, "%s: policies from %s on", level, pol_key[p]);
-		if (!tap_in_budget(from))
+		if (!tap_in_budget("%s: policies from %s on", level, pol_key[p]))
 			break;
 		for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
 			for (size_t r = first_run(nruns); r < nruns; r++) {

@@ -206,11 +206,10 @@ static void test_noise(void)
 	unsigned seeds = tap_seeds(20) < 2 ? 2 : tap_seeds(20);
 
 	for (size_t p = 0; p < sizeof presets / sizeof presets[0]; p++) {
-		char first[512] = "", now[512], from[64];
+		char first[512] = "", now[512];
 		int same = 1;
 
-		snprintf(from, sizeof from, "noise on the presets from %s on", presets[p]);
-		if (!tap_in_budget(from))
+		if (!tap_in_budget("noise on the presets from %s on", presets[p]))
 			break;
 
 		for (uint64_t seed = 1; seed <= seeds; seed++) {

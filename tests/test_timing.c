@@ -233,8 +233,7 @@ static void test_presets(void)
 		const struct sim_level_spec *s1, *s2;
 		struct timed *t;
 
-		snprintf(what, sizeof what, "presets by timing from %s on", presets[i]);
-		if (!tap_in_budget(what))
+		if (!tap_in_budget("presets by timing from %s on", presets[i]))
 			break;
 		snprintf(what, sizeof what, "%s by timing", presets[i]);
 		t = timed_new(presets[i], 0, 1, 0, 2, 0, what);
