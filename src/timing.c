@@ -31,6 +31,10 @@
  * clusters closer than this are one level seen through conflicts. */
 #define LEVEL_LATENCY_RATIO 2.0
 #define MIN_LEVEL_POINTS 3       /* a level between two others spans at least this many points */
+/* ... unless it is a level squeezed by other tenants: two points or more
+ * at least LEVEL_LATENCY_RATIO over the level before and this many
+ * times under the level after (see amp_sweep_analyse). */
+#define SQUEEZED_BELOW_NEXT 4.0
 /* Main memory: a plateau this many times slower than the first point. */
 #define MEMORY_RATIO 20.0
 
@@ -658,6 +662,21 @@ int amp_qt_runs(const double *y, int n, int *first, int *last, int max)
 	return k;
 }
 
+/* Whether run [a, b] is too short to be a level between two others:
+ * under MIN_LEVEL_POINTS points, or fewer than two of them measured
+ * near it (a raw time within QT_DIAMETER of the run's slowest).  One
+ * fast point carried back by monotonicity over slower ones is one point
+ * of evidence, not a plateau: on this project's Zen 5 guest one size of
+ * 5.7 MiB hit L3 at 65 ticks between two at memory's 370, and the three
+ * read as an L4. */
+static int run_short(const struct amp_sweep *sw, int a, int b, int *support)
+{
+	*support = 0;
+	for (int i = a; i <= b; i++)
+		*support += sw->raw[i] <= (1 + QT_DIAMETER) * sw->ticks[b];
+	return b - a + 1 < MIN_LEVEL_POINTS || *support < 2;
+}
+
 void amp_sweep_analyse(struct amp_sweep *sw)
 {
 	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n;
@@ -673,14 +692,25 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 	n = amp_qt_runs(sw->ticks, sw->n, first, last, AMP_SWEEP_MAX_POINTS);
 	sw->nclusters = 0;
 	for (int i = 0; i < n; i++) {
-		double lat = sw->ticks[first[i]];
-		int k = sw->nclusters;
+		double lat = sw->ticks[first[i]], next = 0;
+		int k = sw->nclusters, support, other, j = i + 1;
+		int is_short = run_short(sw, first[i], last[i], &support);
 
-		/* Too close to the cluster before: the same level's ramp; one
+		/* The next run that can be a level: not short, or the last. */
+		while (j + 1 < n && run_short(sw, first[j], last[j], &other))
+			j++;
+		if (j < n)
+			next = sw->ticks[first[j]];
+		/* Too close to the cluster before: the same level's ramp.  One
 		 * or two points between two levels (sizes a fifth apart): the
-		 * step itself (a guest's L3 fading out shows such a ledge). */
+		 * step itself (a guest's L3 fading into memory shows such a
+		 * ledge, 152-170 ticks between 33 and 364), unless two or more
+		 * stand far from both: a level squeezed by other tenants (this
+		 * Zen 5 guest's L3 in 2 of 6 runs on 2026-12-02: 1.2-1.7 MiB at
+		 * 20-31 ticks, past L2's 9 and before memory's 353-372). */
 		if (k > 0 && (lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks ||
-			      (last[i] - first[i] + 1 < MIN_LEVEL_POINTS && i + 1 < n))) {
+			      (is_short && i + 1 < n &&
+			       !(support >= 2 && next >= SQUEEZED_BELOW_NEXT * lat)))) {
 			sw->cl[k - 1].last = last[i];
 			continue;
 		}

@@ -53,6 +53,19 @@ static void test_clustering(void)
 					8.62, 8.57, 8.57, 8.77, 12.32, 17.67, 22.79, 25.58, 26.88, 27.63,
 					27.63, 27.58, 134.02, 27.53, 27.41, 27.44, 314.36, 337.28, 336.11,
 					331.09, 341.60 };
+	/* This machine on 2026-12-02: L3 squeezed by other tenants to two
+	 * points (1.2 and 1.4 MiB, then 31 ticks at 1.7 MiB) before memory. */
+	static const double squeezed[] = { 2.62, 2.61, 2.66, 2.70, 2.65, 2.70, 2.74, 2.88, 5.86, 8.65,
+					   9.17, 9.17, 9.00, 9.08, 9.09, 9.11, 9.16, 9.00, 9.16, 9.11,
+					   9.08, 9.20, 9.21, 9.18, 9.17, 9.64, 14.49, 21.63, 27.52, 31.20,
+					   283.26, 373.90, 370.61, 377.27, 383.00, 372.44 };
+	/* The same day: one size past L3 (point 36) hit it at 65 ticks
+	 * between two at memory's latency; carried back, three points. */
+	static const double late[] = { 2.69, 2.67, 2.71, 2.66, 2.67, 2.69, 2.70, 2.69, 2.69, 9.42, 9.46,
+				       9.30, 9.12, 9.40, 9.66, 9.51, 9.36, 9.27, 9.32, 9.33, 9.33, 9.46,
+				       9.51, 9.45, 9.49, 12.28, 16.69, 21.73, 26.30, 30.08, 30.78, 32.51,
+				       31.67, 31.34, 366.83, 106.45, 65.52, 374.47, 375.63, 375.24, 376.88,
+				       377.77 };
 	/* A dip and a lone point between two levels. */
 	static const double dip[] = { 4, 4, 3.2, 4, 4, 20, 20, 19, 20, 20, 60, 200, 200, 200, 200, 200 };
 	struct amp_sweep sw;
@@ -85,6 +98,20 @@ static void test_clustering(void)
 	tap_ok(sw.nclusters == 4 && sw.cl[2].fits == 37 && sw.cl[3].ticks > 300,
 	       "L3's effective size ends at its last fast point (point %d, want 37), memory at %.1f",
 	       sw.nclusters == 4 ? sw.cl[2].fits : -1, sw.nclusters == 4 ? sw.cl[3].ticks : 0);
+
+	curve(&sw, squeezed, (int)(sizeof squeezed / sizeof squeezed[0]));
+	tap_eq(sw.nclusters, 4, "two points far from L2 and from memory are a squeezed L3: L1, L2, L3 and memory");
+	tap_ok(sw.nclusters == 4 && sw.cl[2].ticks > 20 && sw.cl[2].ticks < 32 && sw.cl[2].fits == 29 &&
+		       sw.cl[3].ticks > 300,
+	       "the squeezed L3 at %.1f ticks up to point %d (want 29), memory at %.1f",
+	       sw.nclusters == 4 ? sw.cl[2].ticks : 0, sw.nclusters == 4 ? sw.cl[2].fits : -1,
+	       sw.nclusters == 4 ? sw.cl[3].ticks : 0);
+
+	curve(&sw, late, (int)(sizeof late / sizeof late[0]));
+	tap_eq(sw.nclusters, 4, "one fast point carried back over two slow ones is not an L4: L1, L2, L3 and memory");
+	tap_ok(sw.nclusters == 4 && sw.cl[2].fits == 33 && sw.cl[3].ticks > 300,
+	       "L3 up to point %d (want 33), memory at %.1f", sw.nclusters == 4 ? sw.cl[2].fits : -1,
+	       sw.nclusters == 4 ? sw.cl[3].ticks : 0);
 
 	curve(&sw, dip, (int)(sizeof dip / sizeof dip[0]));
 	tap_ok(sw.ticks[0] == 3.2 && sw.ticks[2] == 3.2 && sw.ticks[3] == 4,
