@@ -346,6 +346,17 @@ static int knee_at(const double *m, const uint64_t *strides, int j, double bigge
 	return strides[j] >= PS_MIN_PAGE && d > 0 && d >= PS_KNEE * biggest && m[j + 1] - m[j] <= PS_FLAT * d;
 }
 
+int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from, double *biggest)
+{
+	*biggest = 0;
+	for (int j = 1; j + 1 < n; j++)
+		*biggest = fmax(*biggest, m[j] - m[j - 1]);
+	for (int j = from > 1 ? from : 1; j + 1 < n; j++)
+		if (knee_at(m, strides, j, *biggest))
+			return j;
+	return -1;
+}
+
 /* Each of strides[0..n-1] timed sweeps(t) times, pass after pass over
  * them all (each pass at another moment), the fastest kept; pass p
  * lays them out with salt + p * step. */
@@ -397,7 +408,7 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 	/* On a real machine a second round, a new sweep in other layouts,
 	 * where no knee of the first held (a busy spell in mid-sweep). */
 	for (int round = 0; round < sweeps(t) && best < 0; round++) {
-		double biggest = 0;
+		double biggest;
 
 		if (sweep_strides(t, o->strides, o->nstrides, 0x2545f4914f6cdd1dull * (uint64_t)round, 0, off, nps,
 				  o->stride_ticks) < 0) {
@@ -417,14 +428,11 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		 * successor to show a knee; the first ones are below any page
 		 * (noise there makes no knee). */
 		monotone(o->stride_ticks, m, o->nstrides);
-		for (int j = 1; j + 1 < o->nstrides; j++)
-			biggest = fmax(biggest, m[j] - m[j - 1]);
 		first = -1;
-		for (int j = 1; j + 1 < o->nstrides && best < 0; j++) {
+		for (int j = amp_tlb_next_knee(m, o->strides, o->nstrides, 1, &biggest); j >= 0 && best < 0;
+		     j = amp_tlb_next_knee(m, o->strides, o->nstrides, j + 1, &biggest)) {
 			int held = 0;
 
-			if (!knee_at(m, o->strides, j, biggest))
-				continue;
 			if (first < 0)
 				first = j;
 			if (first_seen < 0)

@@ -421,6 +421,38 @@ static void test_step_clear(void)
 	       "past the last level only the level's own spread counts (0.6 ticks against 0.16)");
 }
 
+/* The page-size sweep's knee on known curves (strides 256 B to 128 KiB):
+ * the first big rise the next stride does not carry on, at 1 KiB or
+ * more; not the biggest step, which page-table lines shared by fewer
+ * loads make further on. */
+static void test_knee(void)
+{
+	static const uint64_t strides[10] = { 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072 };
+	/* Below the page the missing share doubles with the stride; flat after. */
+	static const double page4k[10] = { 2.5, 3, 4, 6, 10, 10.2, 10.4, 10.5, 10.6, 10.7 };
+	/* The same, then page-table lines climb by twice the page's rise. */
+	static const double climb[10] = { 2.5, 3, 4, 6, 10, 10.2, 10.4, 14, 22, 23 };
+	/* Every rise carried on by the next: no knee. */
+	static const double steady[10] = { 2, 3, 5, 9, 17, 33, 65, 129, 257, 513 };
+	/* One rise at 512 B (a cache's line pairs, not a page) and flat after. */
+	static const double below[10] = { 2, 8, 8.1, 8.2, 8.3, 8.3, 8.4, 8.4, 8.5, 8.5 };
+	/* 64 KiB pages. */
+	static const double page64k[10] = { 2, 2.1, 2.2, 2.4, 2.8, 3.6, 5.2, 8.4, 14.8, 15 };
+	double biggest;
+	int j;
+
+	j = amp_tlb_next_knee(page4k, strides, 10, 1, &biggest);
+	tap_ok(j == 4 && biggest == 4, "4 KiB pages: the knee at 4096 B (index %d), biggest rise %.1f", j, biggest);
+	j = amp_tlb_next_knee(climb, strides, 10, 1, &biggest);
+	tap_ok(j == 4 && biggest == 8, "a bigger climb past the page: the first knee, 4096 B (index %d), not the biggest step",
+	       j);
+	j = amp_tlb_next_knee(climb, strides, 10, 5, &biggest);
+	tap_eq(j, 8, "the next knee past it: 64 KiB, where a knee did not hold");
+	tap_eq(amp_tlb_next_knee(steady, strides, 10, 1, &biggest), -1, "a climb that every stride carries on has no knee");
+	tap_eq(amp_tlb_next_knee(below, strides, 10, 1, &biggest), -1, "a rise below 1 KiB is no page");
+	tap_eq(amp_tlb_next_knee(page64k, strides, 10, 1, &biggest), 8, "64 KiB pages: the knee at 65536 B");
+}
+
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
@@ -433,5 +465,6 @@ int main(void)
 	tap_run(test_busy());
 	tap_run(test_ways_rule());
 	tap_run(test_step_clear());
+	tap_run(test_knee());
 	return tap_done();
 }
