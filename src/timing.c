@@ -662,24 +662,32 @@ int amp_qt_runs(const double *y, int n, int *first, int *last, int max)
 	return k;
 }
 
+/* Whether point i was measured near its monotone time (within
+ * QT_DIAMETER), not lifted there by monotonicity from a faster point
+ * past it: only such points are evidence of a level at that time. */
+static int measured_near(const struct amp_sweep *sw, int i)
+{
+	return sw->raw[i] <= (1 + QT_DIAMETER) * sw->ticks[i];
+}
+
 /* Whether run [a, b] is too short to be a level between two others:
- * under MIN_LEVEL_POINTS points, or fewer than two of them measured
- * near it (a raw time within QT_DIAMETER of the run's slowest).  One
- * fast point carried back by monotonicity over slower ones is one point
- * of evidence, not a plateau: on this project's Zen 5 guest one size of
- * 5.7 MiB hit L3 at 65 ticks between two at memory's 370, and the three
- * read as an L4. */
+ * fewer than MIN_LEVEL_POINTS of its points measured near it.  A fast
+ * point carried back over slower ones is one point of evidence, not a
+ * plateau: on this project's Zen 5 guest one size of 5.7 MiB hit L3 at
+ * 65 ticks between two at memory's 370, and another run's L3 fading out
+ * read 112, 241 and 101 ticks at 11.3 to 16 MiB; both read as an L4. */
 static int run_short(const struct amp_sweep *sw, int a, int b, int *support)
 {
 	*support = 0;
 	for (int i = a; i <= b; i++)
-		*support += sw->raw[i] <= (1 + QT_DIAMETER) * sw->ticks[b];
-	return b - a + 1 < MIN_LEVEL_POINTS || *support < 2;
+		*support += measured_near(sw, i);
+	return *support < MIN_LEVEL_POINTS;
 }
 
 void amp_sweep_analyse(struct amp_sweep *sw)
 {
 	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n;
+	char level_point[AMP_SWEEP_MAX_POINTS] = { 0 }; /* of a level's own runs, not a step */
 
 	/* Monotonicity as BlackjackBench (4.1) has it: each point is the
 	 * fastest at its size or beyond.  Noise only slows a run, so a
@@ -708,12 +716,16 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 		 * stand far from both: a level squeezed by other tenants (this
 		 * Zen 5 guest's L3 in 2 of 6 runs on 2026-12-02: 1.2-1.7 MiB at
 		 * 20-31 ticks, past L2's 9 and before memory's 353-372). */
-		if (k > 0 && (lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks ||
-			      (is_short && i + 1 < n &&
-			       !(support >= 2 && next >= SQUEEZED_BELOW_NEXT * lat)))) {
+		if (k > 0 && lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks) {
+			memset(level_point + first[i], 1, (size_t)(last[i] - first[i] + 1));
 			sw->cl[k - 1].last = last[i];
 			continue;
 		}
+		if (k > 0 && is_short && i + 1 < n && !(support >= 2 && next >= SQUEEZED_BELOW_NEXT * lat)) {
+			sw->cl[k - 1].last = last[i];
+			continue;
+		}
+		memset(level_point + first[i], 1, (size_t)(last[i] - first[i] + 1));
 		if (k == AMP_SWEEP_MAX_CLUSTERS)
 			break;
 		sw->cl[k].first = first[i];
@@ -721,12 +733,18 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 		sw->cl[k].ticks = lat;
 		sw->nclusters++;
 	}
-	/* A cluster's latency is its median (ramps into and out of a level
-	 * join its cluster); its effective size the last point near it. */
+	/* A cluster's latency is the median of its level's points (its
+	 * runs and the ramps that joined it, not the steps after it) that
+	 * were measured near their time: with the steps a simulated 2-way
+	 * L2 of 3 points at 16 ticks, followed by 6 of its fading out at 44
+	 * and 63, read 44; its effective size the last point near that. */
 	for (int k = 0; k < sw->nclusters; k++) {
-		int a = sw->cl[k].first, b = sw->cl[k].last;
+		int a = sw->cl[k].first, b = sw->cl[k].last, near[AMP_SWEEP_MAX_POINTS], m = 0;
 
-		sw->cl[k].ticks = sw->ticks[(a + b) / 2];
+		for (int i = a; i <= b; i++)
+			if (level_point[i] && measured_near(sw, i))
+				near[m++] = i;
+		sw->cl[k].ticks = sw->ticks[m ? near[(m - 1) / 2] : (a + b) / 2];
 		sw->cl[k].fits = a;
 		for (int i = a; i <= b; i++)
 			if (sw->ticks[i] <= (1 + QT_DIAMETER) * sw->cl[k].ticks)

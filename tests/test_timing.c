@@ -66,6 +66,14 @@ static void test_clustering(void)
 				       9.51, 9.45, 9.49, 12.28, 16.69, 21.73, 26.30, 30.08, 30.78, 32.51,
 				       31.67, 31.34, 366.83, 106.45, 65.52, 374.47, 375.63, 375.24, 376.88,
 				       377.77 };
+	/* Later that day: L3 fading out at 9.5 to 19 MiB (points 39 to 43),
+	 * 63, 112, 241, 101 and 151 ticks; carried back, three points at
+	 * 101 with two measured near it. */
+	static const double fading[] = { 2.49, 2.52, 2.52, 2.53, 2.50, 2.51, 2.49, 2.50, 2.48, 8.82, 8.55,
+					 8.60, 8.54, 8.67, 8.66, 8.60, 8.54, 8.46, 8.69, 8.65, 8.62, 8.76,
+					 9.42, 9.80, 10.33, 11.10, 13.94, 19.35, 23.92, 28.09, 29.45, 29.77,
+					 29.63, 29.35, 29.71, 29.83, 30.12, 30.10, 30.40, 63.40, 111.75, 240.97,
+					 100.57, 151.47, 316.13, 314.49, 317.17, 320.63, 322.18 };
 	/* A dip and a lone point between two levels. */
 	static const double dip[] = { 4, 4, 3.2, 4, 4, 20, 20, 19, 20, 20, 60, 200, 200, 200, 200, 200 };
 	struct amp_sweep sw;
@@ -112,6 +120,13 @@ static void test_clustering(void)
 	tap_ok(sw.nclusters == 4 && sw.cl[2].fits == 33 && sw.cl[3].ticks > 300,
 	       "L3 up to point %d (want 33), memory at %.1f", sw.nclusters == 4 ? sw.cl[2].fits : -1,
 	       sw.nclusters == 4 ? sw.cl[3].ticks : 0);
+
+	curve(&sw, fading, (int)(sizeof fading / sizeof fading[0]));
+	tap_eq(sw.nclusters, 4, "L3 fading out through points measured apart is not an L4: L1, L2, L3 and memory");
+	tap_ok(sw.nclusters == 4 && sw.cl[2].ticks > 27 && sw.cl[2].ticks < 32 && sw.cl[2].fits == 38 &&
+		       sw.cl[3].ticks > 300,
+	       "L3 at %.1f ticks up to point %d (want 38), memory at %.1f", sw.nclusters == 4 ? sw.cl[2].ticks : 0,
+	       sw.nclusters == 4 ? sw.cl[2].fits : -1, sw.nclusters == 4 ? sw.cl[3].ticks : 0);
 
 	curve(&sw, dip, (int)(sizeof dip / sizeof dip[0]));
 	tap_ok(sw.ticks[0] == 3.2 && sw.ticks[2] == 3.2 && sw.ticks[3] == 4,
