@@ -670,23 +670,25 @@ static int measured_near(const struct amp_sweep *sw, int i)
 	return sw->raw[i] <= (1 + QT_DIAMETER) * sw->ticks[i];
 }
 
-/* Whether run [a, b] is too short to be a level between two others:
- * fewer than MIN_LEVEL_POINTS of its points measured near it.  A fast
- * point carried back over slower ones is one point of evidence, not a
- * plateau: on this project's Zen 5 guest one size of 5.7 MiB hit L3 at
- * 65 ticks between two at memory's 370, and another run's L3 fading out
- * read 112, 241 and 101 ticks at 11.3 to 16 MiB; both read as an L4. */
-static int run_short(const struct amp_sweep *sw, int a, int b, int *support)
+/* The points of run [a, b] measured near their time.  Fewer than
+ * MIN_LEVEL_POINTS make the run too short to be a level between two
+ * others: a fast point carried back over slower ones is one point of
+ * evidence, not a plateau (on this project's Zen 5 guest one size of
+ * 5.7 MiB hit L3 at 65 ticks between two at memory's 370, and another
+ * run's L3 fading out read 112, 241 and 101 ticks at 11.3 to 16 MiB;
+ * both read as an L4). */
+static int run_support(const struct amp_sweep *sw, int a, int b)
 {
-	*support = 0;
+	int n = 0;
+
 	for (int i = a; i <= b; i++)
-		*support += measured_near(sw, i);
-	return *support < MIN_LEVEL_POINTS;
+		n += measured_near(sw, i);
+	return n;
 }
 
 void amp_sweep_analyse(struct amp_sweep *sw)
 {
-	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], n;
+	int first[AMP_SWEEP_MAX_POINTS], last[AMP_SWEEP_MAX_POINTS], support[AMP_SWEEP_MAX_POINTS], n;
 	char level_point[AMP_SWEEP_MAX_POINTS] = { 0 }; /* of a level's own runs, not a step */
 
 	/* Monotonicity as BlackjackBench (4.1) has it: each point is the
@@ -698,34 +700,32 @@ void amp_sweep_analyse(struct amp_sweep *sw)
 	memcpy(sw->ticks, sw->raw, (size_t)sw->n * sizeof *sw->ticks);
 	amp_curve_monotone(sw->ticks, sw->n);
 	n = amp_qt_runs(sw->ticks, sw->n, first, last, AMP_SWEEP_MAX_POINTS);
+	for (int i = 0; i < n; i++)
+		support[i] = run_support(sw, first[i], last[i]);
 	sw->nclusters = 0;
 	for (int i = 0; i < n; i++) {
-		double lat = sw->ticks[first[i]], next = 0;
-		int k = sw->nclusters, support, other, j = i + 1;
-		int is_short = run_short(sw, first[i], last[i], &support);
+		double lat = sw->ticks[first[i]];
+		int k = sw->nclusters, j = i + 1, ramp, step;
 
 		/* The next run that can be a level: not short, or the last. */
-		while (j + 1 < n && run_short(sw, first[j], last[j], &other))
+		while (j + 1 < n && support[j] < MIN_LEVEL_POINTS)
 			j++;
-		if (j < n)
-			next = sw->ticks[first[j]];
-		/* Too close to the cluster before: the same level's ramp.  One
-		 * or two points between two levels (sizes a fifth apart): the
-		 * step itself (a guest's L3 fading into memory shows such a
+		/* Too close to the cluster before: the same level's ramp.  Under
+		 * MIN_LEVEL_POINTS points measured near between two levels
+		 * (sizes a fifth apart): the step itself (a guest's L3 fading into memory shows such a
 		 * ledge, 152-170 ticks between 33 and 364), unless two or more
 		 * stand far from both: a level squeezed by other tenants (this
 		 * Zen 5 guest's L3 in 2 of 6 runs on 2026-12-02: 1.2-1.7 MiB at
 		 * 20-31 ticks, past L2's 9 and before memory's 353-372). */
-		if (k > 0 && lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks) {
+		ramp = k > 0 && lat < LEVEL_LATENCY_RATIO * sw->cl[k - 1].ticks;
+		step = k > 0 && !ramp && support[i] < MIN_LEVEL_POINTS && i + 1 < n &&
+		       !(support[i] >= 2 && j < n && sw->ticks[first[j]] >= SQUEEZED_BELOW_NEXT * lat);
+		if (!step)
 			memset(level_point + first[i], 1, (size_t)(last[i] - first[i] + 1));
+		if (ramp || step) {
 			sw->cl[k - 1].last = last[i];
 			continue;
 		}
-		if (k > 0 && is_short && i + 1 < n && !(support >= 2 && next >= SQUEEZED_BELOW_NEXT * lat)) {
-			sw->cl[k - 1].last = last[i];
-			continue;
-		}
-		memset(level_point + first[i], 1, (size_t)(last[i] - first[i] + 1));
 		if (k == AMP_SWEEP_MAX_CLUSTERS)
 			break;
 		sw->cl[k].first = first[i];

@@ -346,13 +346,19 @@ static int knee_at(const double *m, const uint64_t *strides, int j, double bigge
 	return strides[j] >= PS_MIN_PAGE && d > 0 && d >= PS_KNEE * biggest && m[j + 1] - m[j] <= PS_FLAT * d;
 }
 
-int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from, double *biggest)
+double amp_tlb_biggest_rise(const double *m, int n)
 {
-	*biggest = 0;
+	double biggest = 0;
+
 	for (int j = 1; j + 1 < n; j++)
-		*biggest = fmax(*biggest, m[j] - m[j - 1]);
+		biggest = fmax(biggest, m[j] - m[j - 1]);
+	return biggest;
+}
+
+int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from, double biggest)
+{
 	for (int j = from > 1 ? from : 1; j + 1 < n; j++)
-		if (knee_at(m, strides, j, *biggest))
+		if (knee_at(m, strides, j, biggest))
 			return j;
 	return -1;
 }
@@ -428,9 +434,10 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		 * successor to show a knee; the first ones are below any page
 		 * (noise there makes no knee). */
 		monotone(o->stride_ticks, m, o->nstrides);
+		biggest = amp_tlb_biggest_rise(m, o->nstrides);
 		first = -1;
-		for (int j = amp_tlb_next_knee(m, o->strides, o->nstrides, 1, &biggest); j >= 0 && best < 0;
-		     j = amp_tlb_next_knee(m, o->strides, o->nstrides, j + 1, &biggest)) {
+		for (int j = amp_tlb_next_knee(m, o->strides, o->nstrides, 1, biggest); j >= 0 && best < 0;
+		     j = amp_tlb_next_knee(m, o->strides, o->nstrides, j + 1, biggest)) {
 			int held = 0;
 
 			if (first < 0)

@@ -63,13 +63,15 @@ struct amp_tlb_timing {
 int amp_tlb_ways_settled(const uint64_t *strides, const uint64_t *fewest, int n, uint64_t entries,
 			 uint64_t *ways, char *why, size_t len);
 
+/* The biggest rise of the page-size sweep's monotone time per access
+ * m[0..n-1] between neighbours (the last stride left out: it has no
+ * successor to show a knee). */
+double amp_tlb_biggest_rise(const double *m, int n);
 /* The page-size sweep's knee (the rule in page_size): the first j at
- * `from` or past it where the monotone time per access m[0..n-1] at
- * strides[0..n-1] rises by at least 0.4 of its biggest rise, at a stride
- * of 1 KiB or more, and the next stride adds at most half as much; -1
- * where none.  *biggest: that biggest rise (knee_holds judges against
- * it). */
-int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from, double *biggest);
+ * `from` or past it where m rises by at least 0.4 of `biggest` at a
+ * stride (strides[0..n-1]) of 1 KiB or more, and the next stride adds
+ * at most half as much; -1 where none. */
+int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from, double biggest);
 
 /* Whether a TLB level's step is clear: the level rests on at least 3
  * points of the entries sweep (lv[0..n-1], the TLBs' part of the time

@@ -441,16 +441,21 @@ static void test_knee(void)
 	double biggest;
 	int j;
 
-	j = amp_tlb_next_knee(page4k, strides, 10, 1, &biggest);
+	biggest = amp_tlb_biggest_rise(page4k, 10);
+	j = amp_tlb_next_knee(page4k, strides, 10, 1, biggest);
 	tap_ok(j == 4 && biggest == 4, "4 KiB pages: the knee at 4096 B (index %d), biggest rise %.1f", j, biggest);
-	j = amp_tlb_next_knee(climb, strides, 10, 1, &biggest);
+	biggest = amp_tlb_biggest_rise(climb, 10);
+	j = amp_tlb_next_knee(climb, strides, 10, 1, biggest);
 	tap_ok(j == 4 && biggest == 8, "a bigger climb past the page: the first knee, 4096 B (index %d), not the biggest step",
 	       j);
-	j = amp_tlb_next_knee(climb, strides, 10, 5, &biggest);
+	j = amp_tlb_next_knee(climb, strides, 10, 5, biggest);
 	tap_eq(j, 8, "the next knee past it: 64 KiB, where a knee did not hold");
-	tap_eq(amp_tlb_next_knee(steady, strides, 10, 1, &biggest), -1, "a climb that every stride carries on has no knee");
-	tap_eq(amp_tlb_next_knee(below, strides, 10, 1, &biggest), -1, "a rise below 1 KiB is no page");
-	tap_eq(amp_tlb_next_knee(page64k, strides, 10, 1, &biggest), 8, "64 KiB pages: the knee at 65536 B");
+	tap_eq(amp_tlb_next_knee(steady, strides, 10, 1, amp_tlb_biggest_rise(steady, 10)), -1,
+	       "a climb that every stride carries on has no knee");
+	tap_eq(amp_tlb_next_knee(below, strides, 10, 1, amp_tlb_biggest_rise(below, 10)), -1,
+	       "a rise below 1 KiB is no page");
+	tap_eq(amp_tlb_next_knee(page64k, strides, 10, 1, amp_tlb_biggest_rise(page64k, 10)), 8,
+	       "64 KiB pages: the knee at 65536 B");
 }
 
 int main(void)
