@@ -101,7 +101,12 @@ void amp_emit_csv(const struct amp_report *r, FILE *out)
 				name = "entries";
 			if (lv->kind == AMP_KIND_TLB && k > 3)
 				continue;
-			snprintf(note, sizeof note, "%s", !p->known || p->inconclusive ? p->reason : "");
+			if (!p->known || p->inconclusive)
+				snprintf(note, sizeof note, "%s", p->reason);
+			else if (p->failed)
+				snprintf(note, sizeof note, "%u measurements failed and cast no vote", p->failed);
+			else
+				note[0] = 0;
 			row(out, lv->kind == AMP_KIND_TLB ? "tlb" : "cache", lv->name, name,
 			    param_value(p, k, v, sizeof v), param_unit(lv, k), p->method ? p->method : "",
 			    p->known ? p->confidence : -1, note);

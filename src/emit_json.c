@@ -186,7 +186,10 @@ static void param(FILE *out, const char *key, const struct amp_param *p, const c
 		p->inconclusive ? "true" : "false", p->known ? p->confidence : 0.0);
 	for (int i = 0; i < p->nvotes; i++)
 		fprintf(out, "%s%lld", i ? ", " : "", (long long)p->votes[i]);
-	fprintf(out, "], \"accesses\": %llu}%s", (unsigned long long)p->accesses, sep);
+	fprintf(out, "], \"failed\": %u, ", p->failed);
+	if (p->failed)
+		str(out, "first_failure", p->first_failure, ", ");
+	fprintf(out, "\"accesses\": %llu}%s", (unsigned long long)p->accesses, sep);
 }
 
 /* The flat value of a parameter: number, name, bool or null. */

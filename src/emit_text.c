@@ -316,7 +316,8 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 	if (c->opcache.entries > 0)
 		fprintf(out, "  Op cache (decoded-uop cache) in front of L1i: ~%.0f entries (%s)\n",
 			c->opcache.entries, c->opcache.method);
-	/* Every unknown or split parameter, with its reason and votes. */
+	/* Every unknown or split parameter, with its reason and votes, and
+	 * every decided one some of whose measurements failed. */
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *lv = &c->lv[i];
 
@@ -325,13 +326,18 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		for (int j = 0; j < AMP_NPARAMS; j++) {
 			const struct amp_param *p = amp_level_param(lv, j);
 
-			if (p->known && !p->inconclusive)
+			if (amp_param_conclusive(p) && p->failed)
+				fprintf(out, "  %s %s: %u of %u measurements failed and cast no vote; the first: %s",
+					lv->name, amp_param_fields[j].name, p->failed, p->failed + (unsigned)p->nvotes,
+					p->first_failure);
+			else if (amp_param_conclusive(p))
 				continue;
 			/* Self-evident gaps need no line of their own. */
-			if (!p->reason[0] || (lv->level == 1 && p == &lv->inclusion) ||
-			    (lv->side == AMP_SIDE_INSN && p == &lv->write_allocate))
+			else if (!p->reason[0] || (lv->level == 1 && p == &lv->inclusion) ||
+				 (lv->side == AMP_SIDE_INSN && p == &lv->write_allocate))
 				continue;
-			fprintf(out, "  %s %s: %s", lv->name, amp_param_fields[j].name, p->reason);
+			else
+				fprintf(out, "  %s %s: %s", lv->name, amp_param_fields[j].name, p->reason);
 			if (p->nvotes) {
 				fprintf(out, " (votes:");
 				for (int v = 0; v < p->nvotes; v++)

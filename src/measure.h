@@ -23,9 +23,11 @@ struct amp_param {
 	int64_t value;
 	char reason[AMP_REASON_LEN]; /* why unknown, or why inconclusive */
 	const char *method;     /* "counters" or "timing" */
-	double confidence;      /* share of the votes the answer got */
-	int inconclusive;       /* confidence below the threshold */
-	int nvotes;
+	double confidence;      /* share of the votes cast that the answer got */
+	int inconclusive;       /* confidence below the threshold, or too few votes */
+	int nvotes;             /* votes cast */
+	unsigned failed;        /* measurements that failed (cast no vote) */
+	char first_failure[AMP_REASON_LEN]; /* the first one's reason */
 	int64_t votes[AMP_MAX_VOTES];
 	uint64_t accesses;      /* accesses the measurement cost, all votes */
 };

@@ -1882,12 +1882,13 @@ static void test_set_write(void)
 }
 
 /* Voting: a split first round, then as many votes again (amp_vote_more,
- * which mod_evset.c casts on the timing path) decided over all. */
+ * which mod_evset.c casts on the timing path) decided over all.  A
+ * failed measurement casts no vote. */
 static int scripted_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
 			 size_t len)
 {
-	/* Votes 0-7: 16 16 16 fail 46 86 15 fail; 8-15: 16 but for one failure. */
-	static const int64_t first[] = { 16, 16, 16, -1, 46, 86, 15, -1 };
+	/* Votes 0-7: 16 16 15 fail 46 86 15 fail; 8-15: 16 but for one failure. */
+	static const int64_t first[] = { 16, 16, 15, -1, 46, 86, 15, -1 };
 	int64_t x = v < 8 ? first[v] : v == 11 ? -1 : 16;
 
 	(void)c;
@@ -1900,8 +1901,29 @@ static int scripted_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 	return 0;
 }
 
+/* Votes from a table: 0 fails, anything else is the value. */
+static const int64_t *table_votes;
+
+static int table_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
+		      size_t len)
+{
+	(void)c;
+	(void)lv;
+	if (!table_votes[v]) {
+		snprintf(err, len, "search %u lost its set", v);
+		return -1;
+	}
+	*value = table_votes[v];
+	return 0;
+}
+
 static void test_vote_more(void)
 {
+	/* Failures among agreeing votes; a quarter of the votes asked is
+	 * not enough, more is; a split among those cast stays split. */
+	static const int64_t abstain[] = { 8, 0, 0, 8, 0, 8, 0, 0 }, few[] = { 0, 8, 0, 0, 8, 0, 0, 0 },
+			     split[] = { 8, 16, 12, 16, 8, 12, 0, 0 },
+			     half[] = { 8, 0, 16, 0, 12, 8, 0, 8 }, none[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct amp_ctx c;
 	struct amp_level lv;
 	struct amp_param p;
@@ -1913,19 +1935,42 @@ static void test_vote_more(void)
 	c.min_confidence = 0.5;
 	lv.method = AMP_METHOD_TIMING;
 	rc = amp_vote(&c, &lv, scripted_vote, &p);
-	tap_ok(rc == 1 && p.inconclusive && p.value == 16 && p.nvotes == 6 && strstr(p.reason, "3 of 8") &&
-		       strstr(p.reason, "vote 3 lost its set"),
-	       "votes: 3 of 8 agree: inconclusive, with a failed vote's reason (%s)", p.reason);
+	tap_ok(rc == 1 && p.inconclusive && p.value == 16 && p.nvotes == 6 && p.failed == 2 &&
+		       strstr(p.reason, "2 of 6 cast") && strstr(p.reason, "vote 3 lost its set"),
+	       "votes: 2 of 6 cast agree: inconclusive, with a failed measurement's reason (%s)", p.reason);
 	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
-	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 16 && p.nvotes == 13 &&
-		       p.confidence == 10.0 / 16,
-	       "votes: 8 more, 10 of 16 agree: 16 at %.3f", p.confidence);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 16 && p.nvotes == 13 && p.failed == 3 &&
+		       p.confidence == 9.0 / 13 && strstr(p.first_failure, "vote 3 lost its set"),
+	       "votes: 8 more, 9 of 13 cast agree: 16 at %.3f, 3 failed", p.confidence);
 	c.votes = 40;
 	rc = amp_vote(&c, &lv, scripted_vote, &p);
-	tap_ok(rc == 0 && p.nvotes == 37, "votes: 40 votes, 3 failed (%d cast)", p.nvotes);
+	tap_ok(rc == 0 && p.nvotes == 37 && p.failed == 3, "votes: 40 votes, 3 failed (%d cast)", p.nvotes);
 	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
-	tap_ok(rc == 0 && p.nvotes == 61 && p.confidence == 58.0 / 64,
+	tap_ok(rc == 0 && p.nvotes == 61 && p.confidence == 57.0 / 61,
 	       "votes: more stops at %d votes in all (%d cast, %.3f)", AMP_MAX_VOTES, p.nvotes, p.confidence);
+
+	c.votes = 8;
+	table_votes = abstain;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 8 && p.confidence == 1 && p.failed == 5 &&
+		       strstr(p.first_failure, "search 1 lost its set"),
+	       "votes: 3 of 8 measurements agree, 5 failed: 8 at confidence %.2f (%s)", p.confidence, p.reason);
+	table_votes = few;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 1 && p.inconclusive && p.value == 8 && strstr(p.reason, "too few votes: 2 of 8"),
+	       "votes: 2 of 8 agree, 6 failed: too few to decide (%s)", p.reason);
+	table_votes = half;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 8 && p.confidence == 0.6,
+	       "votes: 8 16 12 8 8 cast, 3 failed: 8 at %.2f", p.confidence);
+	table_votes = split;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 1 && p.inconclusive && strstr(p.reason, "votes split: 2 of 6 cast"),
+	       "votes: 8 16 12 16 8 12 cast, 2 failed: split (%s)", p.reason);
+	table_votes = none;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == -1 && !p.known && strstr(p.reason, "search 0 lost its set"),
+	       "votes: all failed: unknown with the first reason (%s)", p.reason);
 }
 
 int main(void)
