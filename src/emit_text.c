@@ -326,18 +326,18 @@ void amp_emit_text_levels(const struct amp_report *r, FILE *out)
 		for (int j = 0; j < AMP_NPARAMS; j++) {
 			const struct amp_param *p = amp_level_param(lv, j);
 
-			if (amp_param_conclusive(p) && p->failed)
+			if (amp_param_conclusive(p)) {
+				if (!p->failed)
+					continue;
 				fprintf(out, "  %s %s: %u of %u measurements failed and cast no vote; the first: %s",
 					lv->name, amp_param_fields[j].name, p->failed, p->failed + (unsigned)p->nvotes,
 					p->first_failure);
-			else if (amp_param_conclusive(p))
-				continue;
-			/* Self-evident gaps need no line of their own. */
-			else if (!p->reason[0] || (lv->level == 1 && p == &lv->inclusion) ||
-				 (lv->side == AMP_SIDE_INSN && p == &lv->write_allocate))
-				continue;
-			else
+			} else if (!p->reason[0] || (lv->level == 1 && p == &lv->inclusion) ||
+				   (lv->side == AMP_SIDE_INSN && p == &lv->write_allocate)) {
+				continue; /* self-evident gaps need no line of their own */
+			} else {
 				fprintf(out, "  %s %s: %s", lv->name, amp_param_fields[j].name, p->reason);
+			}
 			if (p->nvotes) {
 				fprintf(out, " (votes:");
 				for (int v = 0; v < p->nvotes; v++)

@@ -23,8 +23,12 @@ assert (l1["size"], l1["line_size"], l1["associativity"]) == (8192, 32, 2), l1
 rows = {(r["level"], r["parameter"]): r for r in d["comparison"]["rows"]}
 assert rows[("L1d", "size")]["verdict"] == "agree"
 assert rows[("L1d", "size")]["reported"] == 8192
+# Every parameter says how many measurements failed (cast no vote); a
+# noiseless simulated L1d fails none.
+p = l1["parameters"]["associativity"]
+assert p["failed"] == 0 and "first_failure" not in p and p["votes"] == [2] * 3, p
 '
-	ok $? "JSON parses; L1d 8K/32B/2-way and its comparison row"
+	ok $? "JSON parses; L1d 8K/32B/2-way, no failed measurement, and its comparison row"
 else
 	ok 0 "# SKIP python3 absent: JSON not parsed"
 fi
