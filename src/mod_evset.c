@@ -591,8 +591,8 @@ static int prune_target(struct amp_ctx *c, const struct amp_level *lv, const str
  * long run of misses, as thrash-resistant insertion does, spares the
  * target there), and they cost the most.  Eviction is not monotone in
  * the lines of the target's set there (2026-12-04, 16 `--level=L2`
- * runs): prefixes of 512 lines (about 16 of its set) evicted in 1 to
- * 14% of tests, 1024 in 14 to 28%, 2048 in 55 to 70%, yet the minimal
+ * runs): prefixes of 512 lines (about 16 of its set) evicted in 5 to
+ * 14% of tests, 1024 in 14 to 28%, 2048 in 57 to 72%, yet the minimal
  * sets of 8 did; 2, 8 or 16 passes over the walk instead of 4 changed
  * none of it. */
 static int evicting_prefix(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
