@@ -664,13 +664,6 @@ static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int f
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
 		       unsigned failed, const char *first_err);
 
-/* The first failed vote's reason for the last param voted on, which a
- * conclusive decision does not keep in its reason (amp_vote_more). */
-static _Thread_local struct {
-	const struct amp_param *param;
-	char reason[AMP_REASON_LEN];
-} first_failure;
-
 /* Votes first..last-1 into out (failures counted in *failed, the first
  * one's reason kept), then the decision over all of them. */
 static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
@@ -698,8 +691,6 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 			vote_cast(lv, v, last, 0, value, NULL);
 		out->votes[out->nvotes++] = value;
 	}
-	first_failure.param = out;
-	snprintf(first_failure.reason, sizeof first_failure.reason, "%s", first_err);
 	rc = vote_decide(c, lv, out, last, failed, first_err);
 	out->accesses += c->accesses - before;
 	if (amp_tracing()) {
@@ -728,17 +719,16 @@ int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp
 int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
 {
 	unsigned nv = votes_of(c), last = 2 * nv > AMP_MAX_VOTES ? AMP_MAX_VOTES : 2 * nv;
-	unsigned failed = nv - (unsigned)out->nvotes;
-	char first_err[AMP_REASON_LEN] = "";
+	char first_err[AMP_REASON_LEN];
 
 	if (last <= nv || (unsigned)out->nvotes > nv)
 		return out->known && !out->inconclusive ? 0 : out->known ? 1 : -1;
-	if (failed && first_failure.param == out)
-		snprintf(first_err, sizeof first_err, "%s", first_failure.reason);
+	/* The votes so far carry their failures (vote_decide). */
+	snprintf(first_err, sizeof first_err, "%s", out->first_failure);
 	out->known = 0;
 	out->inconclusive = 0;
 	out->reason[0] = 0;
-	return vote_range(c, lv, fn, out, nv, last, failed, first_err);
+	return vote_range(c, lv, fn, out, nv, last, out->failed, first_err);
 }
 
 /* The decision: the most common vote and its share of the votes cast.
