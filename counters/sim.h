@@ -12,7 +12,10 @@ enum sim_kind { SIM_CACHE, SIM_TLB };
 enum sim_side { SIM_DATA, SIM_INSN, SIM_UNIFIED };
 enum sim_policy { SIM_LRU, SIM_PLRU, SIM_FIFO, SIM_RANDOM };
 enum sim_inclusion { SIM_NINE, SIM_INCLUSIVE, SIM_EXCLUSIVE };
-enum sim_index { SIM_INDEX_VIRTUAL, SIM_INDEX_PHYSICAL };
+/* hashed: physical, with a multiplicative hash of the bits above the set
+ * number XORed into it, as sliced last-level caches hash: the lines at
+ * one page offset reach every set, not 1/(page/line) of them. */
+enum sim_index { SIM_INDEX_VIRTUAL, SIM_INDEX_PHYSICAL, SIM_INDEX_HASHED };
 enum sim_op { SIM_LOAD, SIM_STORE, SIM_IFETCH };
 
 #define SIM_MAX_LEVELS 16

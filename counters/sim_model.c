@@ -81,12 +81,13 @@ struct level {
 	int lnum;
 	enum sim_side side;
 	enum sim_policy policy;
-	int phys, wa, inclusive, exclusive;
+	int phys, hashed, wa, inclusive, exclusive;
 	unsigned latency;
 	unsigned prefetch;       /* neighbour lines filled on each side of a miss */
 	int shift;               /* log2 of the line (page for TLBs) */
 	uint32_t ways, sets, nslots;
 	uint32_t set_mask;       /* sets - 1 when sets is a power of two */
+	int set_bits;            /* bits of a set number (the hashed index) */
 	int sets_pow2;
 	int depth;               /* PLRU tree depth: log2(ways) */
 	int big;                 /* ways > SCAN_MAX: hashed, linked */
@@ -494,7 +495,15 @@ static void reset_level(struct level *l)
 
 static inline uint32_t cache_set(const struct level *l, uint64_t va, uint64_t pa)
 {
-	return set_of(l, (l->phys ? pa : va) >> l->shift);
+	uint64_t unit = (l->phys ? pa : va) >> l->shift;
+
+	/* The bits above the set number, mixed (as the many-bit parities
+	 * of real slice hashes mix them: a plain XOR fold lined up with the
+	 * TLB sweep's strides, which read 1 KiB pages), are XORed into it:
+	 * each aligned run of 2^set_bits lines still fills every set once. */
+	if (l->hashed)
+		unit ^= (unit >> l->set_bits) * UINT64_C(0x9e3779b97f4a7c15) >> (64 - l->set_bits);
+	return set_of(l, unit);
 }
 
 /* Virtual address of physical address pa where level l indexes by it
@@ -852,7 +861,7 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 	if (ls->kind != SIM_CACHE && ls->kind != SIM_TLB)
 		return fail(err, len, "%s: unknown kind of level", ls->name);
 	if ((unsigned)ls->side > SIM_UNIFIED || (unsigned)ls->policy > SIM_RANDOM ||
-	    (unsigned)ls->inclusion > SIM_EXCLUSIVE || (unsigned)ls->index > SIM_INDEX_PHYSICAL)
+	    (unsigned)ls->inclusion > SIM_EXCLUSIVE || (unsigned)ls->index > SIM_INDEX_HASHED)
 		return fail(err, len, "%s: a field is out of range", ls->name);
 	if (l->tlb) {
 		if (ls->level < 1 || ls->level > 2)
@@ -870,7 +879,8 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 			return fail(err, len, "%s: size is not a multiple of the line", ls->name);
 		if (spec->pages_random && unit > spec->map_page)
 			return fail(err, len, "%s: line larger than the page map granule", ls->name);
-		l->phys = ls->index == SIM_INDEX_PHYSICAL;
+		l->phys = ls->index != SIM_INDEX_VIRTUAL;
+		l->hashed = ls->index == SIM_INDEX_HASHED;
 		l->wa = ls->write_allocate;
 		l->inclusive = ls->inclusion == SIM_INCLUSIVE;
 		l->exclusive = ls->inclusion == SIM_EXCLUSIVE;
@@ -894,6 +904,7 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 	l->nslots = (uint32_t)slots;
 	l->sets_pow2 = is_pow2(sets);
 	l->set_mask = (uint32_t)(sets - 1);
+	l->set_bits = sets > 1 ? log2u(sets - 1) + 1 : 1;
 	l->depth = log2u(ways);
 
 	l->big = ways > SCAN_MAX;

@@ -20,6 +20,8 @@
  *
  *   prefetch=N: a miss here also fills the N lines on each side of it
  *   here, within its 4 KiB page (a neighbour-line prefetcher).
+ *   index=hashed: physical, the bits above the set number mixed into it
+ *   (sim.h), as sliced last-level caches do.
  *
  *   TLBs          entries  assoc  page  policy  latency (miss penalty)  counter
  *   DTLB ITLB TLB      64      4    4K  lru                          8  yes
@@ -572,7 +574,7 @@ static const char *const policy_words[] = { "lru", "plru", "fifo", "random", NUL
 static const char *const write_words[] = { "noallocate", "allocate", NULL };
 static const char *const inclusion_words[] = { "nine", "inclusive", "exclusive", NULL };
 static const char *const counter_words[] = { "no", "yes", NULL };
-static const char *const index_words[] = { "virtual", "physical", NULL };
+static const char *const index_words[] = { "virtual", "physical", "hashed", NULL };
 
 #define NUM(lo, hi) (lo), (hi), NULL
 #define WORDS(w) 0, 0, (w)
@@ -992,8 +994,7 @@ void sim_level_describe(const struct sim_level_spec *lv, char *buf, size_t len)
 			sb_printf(&b, "inclusive, ");
 		else if (lv->inclusion == SIM_EXCLUSIVE)
 			sb_printf(&b, "exclusive, ");
-		sb_printf(&b, "latency %u, %s index", lv->latency,
-			  lv->index == SIM_INDEX_PHYSICAL ? "physical" : "virtual");
+		sb_printf(&b, "latency %u, %s index", lv->latency, index_words[lv->index]);
 	} else {
 		sb_printf(&b, "%u entries, ", lv->entries);
 		if (lv->full)

@@ -662,15 +662,19 @@ static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int f
 }
 
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
-		       unsigned failed, const char *first_err);
+		       unsigned failed, unsigned skipped, const char *first_err);
 
 /* Votes first..last-1 into out (failures counted in *failed, the first
- * one's reason kept), then the decision over all of them. */
+ * one's reason kept), then the decision over all of them.  Once the
+ * votes left could not reach the quarter of `last` that vote_decide
+ * asks for, they are not taken: each failed search of L2's ways costs
+ * seconds on a busy guest. */
 static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
 		      unsigned first, unsigned last, unsigned failed, char *first_err)
 {
 	uint64_t before = c->accesses;
 	char err[AMP_REASON_LEN];
+	unsigned skipped = 0;
 	int rc;
 
 	if (amp_tracing())
@@ -678,6 +682,10 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 	for (unsigned v = first; v < last; v++) {
 		int64_t value;
 
+		if (4 * ((unsigned)out->nvotes + last - v) <= last) {
+			skipped = last - v;
+			break;
+		}
 		/* A failed measurement casts no vote (it says nothing about
 		 * the value); only when every one fails is the value unknown. */
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
@@ -691,7 +699,7 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 			vote_cast(lv, v, last, 0, value, NULL);
 		out->votes[out->nvotes++] = value;
 	}
-	rc = vote_decide(c, lv, out, last, failed, first_err);
+	rc = vote_decide(c, lv, out, last, failed, skipped, first_err);
 	out->accesses += c->accesses - before;
 	if (amp_tracing()) {
 		struct amp_trace_ev e = { .kind = AMP_TR_DECIDED, .lv = lv, .result = out, .votes = last };
@@ -740,8 +748,9 @@ int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struc
  * lucky votes among many failures do not decide, the answer also needs
  * more than a quarter of the votes asked for. */
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
-		       unsigned failed, const char *first_err)
+		       unsigned failed, unsigned skipped, const char *first_err)
 {
+	char not_taken[64] = "";
 	int best = -1, best_count = 0;
 
 	out->failed = failed;
@@ -773,9 +782,11 @@ static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param
 	}
 	if (4 * (unsigned)best_count <= nv) {
 		out->inconclusive = 1;
+		if (skipped)
+			snprintf(not_taken, sizeof not_taken, ", %u not taken (they could not decide)", skipped);
 		snprintf(out->reason, sizeof out->reason,
-			 "too few votes: %d of %u measurements voted %lld, %u failed; the first: %s", best_count, nv,
-			 (long long)out->value, failed, first_err);
+			 "too few votes: %d of %u measurements voted %lld, %u failed%s; the first: %s", best_count, nv,
+			 (long long)out->value, failed, not_taken, first_err);
 		return 1;
 	}
 	return 0;

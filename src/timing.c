@@ -66,6 +66,12 @@ int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char 
 	return timed(c, p, c->reps, c->t_min_ticks, ticks, err, len);
 }
 
+int amp_timing_ticks_reps(struct amp_ctx *c, struct amp_plan *p, unsigned reps, double *ticks, char *err,
+			  size_t len)
+{
+	return timed(c, p, reps < c->reps ? reps : c->reps, c->t_min_ticks, ticks, err, len);
+}
+
 int amp_timing_ticks_once(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len)
 {
 	return timed(c, p, c->reps, 0, ticks, err, len);

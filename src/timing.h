@@ -55,6 +55,11 @@ int amp_qt_runs(const double *y, int n, int *first, int *last, int max);
  * pass counts may be changed.  0, or -1 with err. */
 int amp_timing_ticks(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);
 
+/* The same over at most `reps` runs (fewer than c->reps where each run
+ * is long enough to average its interrupts away). */
+int amp_timing_ticks_reps(struct amp_ctx *c, struct amp_plan *p, unsigned reps, double *ticks, char *err,
+			  size_t len);
+
 /* The same with each run as given (no doubling: the passes before the
  * measured ones set up a state that one walk uses up). */
 int amp_timing_ticks_once(struct amp_ctx *c, struct amp_plan *p, double *ticks, char *err, size_t len);

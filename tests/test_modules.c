@@ -1903,12 +1903,14 @@ static int scripted_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, in
 
 /* Votes from a table: 0 fails, anything else is the value. */
 static const int64_t *table_votes;
+static unsigned table_taken; /* measurements asked for */
 
 static int table_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value, char *err,
 		      size_t len)
 {
 	(void)c;
 	(void)lv;
+	table_taken++;
 	if (!table_votes[v]) {
 		snprintf(err, len, "search %u lost its set", v);
 		return -1;
@@ -1923,7 +1925,8 @@ static void test_vote_more(void)
 	 * not enough, more is; a split among those cast stays split. */
 	static const int64_t abstain[] = { 8, 0, 0, 8, 0, 8, 0, 0 }, few[] = { 0, 8, 0, 0, 8, 0, 0, 0 },
 			     split[] = { 8, 16, 12, 16, 8, 12, 0, 0 },
-			     half[] = { 8, 0, 16, 0, 12, 8, 0, 8 }, none[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+			     half[] = { 8, 0, 16, 0, 12, 8, 0, 8 }, none[] = { 0, 0, 0, 0, 0, 0, 0, 0 },
+			     late[] = { 0, 0, 0, 0, 0, 8, 8, 8 }, lost[] = { 0, 0, 0, 0, 0, 8, 0, 8 };
 	struct amp_ctx c;
 	struct amp_level lv;
 	struct amp_param p;
@@ -1968,9 +1971,22 @@ static void test_vote_more(void)
 	tap_ok(rc == 1 && p.inconclusive && strstr(p.reason, "votes split: 2 of 6 cast"),
 	       "votes: 8 16 12 16 8 12 cast, 2 failed: split (%s)", p.reason);
 	table_votes = none;
+	table_taken = 0;
 	rc = amp_vote(&c, &lv, table_vote, &p);
-	tap_ok(rc == -1 && !p.known && strstr(p.reason, "search 0 lost its set"),
-	       "votes: all failed: unknown with the first reason (%s)", p.reason);
+	tap_ok(rc == -1 && !p.known && strstr(p.reason, "search 0 lost its set") && table_taken == 6,
+	       "votes: 6 failed, the 2 left not taken (%u taken): unknown with the first reason (%s)", table_taken,
+	       p.reason);
+	/* Not taken only once they could not decide: 5 failed, then 3 agree. */
+	table_votes = late;
+	table_taken = 0;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 8 && table_taken == 8 && p.failed == 5,
+	       "votes: 5 failed, then 3 of 8 agree: 8, all %u taken", table_taken);
+	table_votes = lost;
+	table_taken = 0;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 1 && p.inconclusive && table_taken == 7 && strstr(p.reason, "1 of 8 measurements voted 8, 6 failed, 1 not taken"),
+	       "votes: 1 of 7 taken agree, 6 failed: the last not taken (%s)", p.reason);
 }
 
 int main(void)

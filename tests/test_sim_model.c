@@ -319,6 +319,39 @@ static void test_prefetch(void)
 	sim_destroy(m);
 }
 
+/* index=hashed: the lines at one page offset of 64 pages overflow the
+ * 4 sets they select in a physically indexed 16 KiB 4-way L2 (64 sets:
+ * 16 lines fit), and reach every set when it hashes (all 64 fit); 256
+ * consecutive lines, the whole cache, fit either way. */
+static void test_hashed(void)
+{
+	for (int hashed = 0; hashed <= 1; hashed++) {
+		struct sim_spec s = new_spec();
+		struct sim_machine *m;
+		uint64_t before;
+
+		add_cache(&s, "L1d", 1, 128, 2, 64, SIM_LRU, 4);
+		add_cache(&s, "L2", 2, 16384, 4, 64, SIM_LRU, 12)->index =
+			hashed ? SIM_INDEX_HASHED : SIM_INDEX_PHYSICAL;
+		m = make(&s, hashed ? "hashed" : "physical");
+		for (int pass = 0; pass < 2; pass++)
+			for (uint64_t p = 0; p < 64; p++)
+				ld(m, p * 4096 + 512);
+		before = misses(m, 1, D);
+		if (hashed)
+			tap_ok(before < 64 + 16, "hashed L2: a page-offset class of 64 lines mostly fits (%llu misses in 2 passes)",
+			       (unsigned long long)before);
+		else
+			tap_eq(before, 128, "physical L2: a page-offset class of 64 lines thrashes its 4 sets");
+		for (int pass = 0; pass < 2; pass++)
+			for (uint64_t i = 0; i < 256; i++)
+				ld(m, (1u << 20) + i * 64);
+		tap_eq(misses(m, 1, D) - before, 256, "%s L2: 256 consecutive lines fit (misses only the first pass)",
+		       hashed ? "hashed" : "physical");
+		sim_destroy(m);
+	}
+}
+
 /* ---- inclusion ---- */
 
 static void test_inclusive(void)
@@ -1002,6 +1035,7 @@ int main(int argc, char **argv)
 	test_random();
 	test_write_allocate();
 	test_prefetch();
+	test_hashed();
 	test_inclusive();
 	test_exclusive();
 	test_odd_assoc();

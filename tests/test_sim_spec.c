@@ -450,6 +450,10 @@ static void test_format_describe(void)
 	sim_level_describe(level(&s, "L2"), desc, sizeof desc);
 	tap_ok(!strcmp(desc, "> L2   1 MiB, 16-way, 64 B lines, lru, write-allocate, exclusive, latency 12, physical index"),
 	       "describe appends; exclusive shown: '%s'", desc);
+	parse("p5-133;L2:index=hashed", &s, err);
+	desc[0] = '\0';
+	sim_level_describe(level(&s, "L2"), desc, sizeof desc);
+	tap_has(desc, "hashed index", "describe a hashed index");
 	parse("usparc-1;L2:size=4K,assoc=full", &s, err);
 	desc[0] = '\0';
 	sim_level_describe(level(&s, "L2"), desc, sizeof desc);
@@ -557,7 +561,7 @@ static const struct bad {
 	{ "L1:write=back", "--sim: L1: write=back: expected noallocate|allocate", __LINE__ },
 	{ "L1:inclusion=maybe", "--sim: L1: inclusion=maybe: expected nine|inclusive|exclusive", __LINE__ },
 	{ "L1:counter=maybe", "--sim: L1: counter=maybe: expected no|yes", __LINE__ },
-	{ "L1:index=both", "--sim: L1: index=both: expected virtual|physical", __LINE__ },
+	{ "L1:index=both", "--sim: L1: index=both: expected virtual|physical|hashed", __LINE__ },
 	{ "L1:inclusion=exclusive", "--sim: L1: inclusion=exclusive is meaningless on a level-1 cache", __LINE__ },
 	{ "L1:size=32K;L2:prefetch=65", "--sim: L2: prefetch=65: above the limit of 64", __LINE__ },
 	{ "L1:size=32K;L2:inclusion=exclusive,prefetch=1", "--sim: L2: prefetch=1 on an exclusive level: its lines come only from the level above", __LINE__ },
@@ -658,7 +662,7 @@ static void random_elem(uint64_t *st, char *buf, size_t len, const char *name, i
 	static const char *const yn[] = { "yes", "no" };
 	static const char *const write[] = { "allocate", "noallocate" };
 	static const char *const incl[] = { "nine", "inclusive", "exclusive" };
-	static const char *const index[] = { "virtual", "physical" };
+	static const char *const index[] = { "virtual", "physical", "hashed" };
 	const char *kv[10];
 	char tmp[10][40];
 	int n = 0, i;

@@ -350,6 +350,52 @@ static void test_pairs_prefetch(void)
 	}
 }
 
+/* A hashed L3 index (sliced last-level caches; the Zen 4 guest's L3
+ * behaves so): the lines at one page offset reach every set, so a
+ * page-offset class evicts only by size, as the class half a page away
+ * does.  The classes must say so, and access pairs give the line: the
+ * spec's exactly, or unknown because of prefetchers, never a guess. */
+static void test_hashed_l3(void)
+{
+	static const struct {
+		const char *spec;
+		int random_pages;
+		double noise;
+		unsigned want; /* 0: unknown because of prefetchers */
+	} rows[] = {
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,index=hashed", 0, 0, 64 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,index=hashed", 1, 0.0005, 64 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=3M,assoc=12,line=128,index=hashed", 1, 0, 128 },
+		{ "L1d:size=16K,line=32,assoc=4;L1i:size=16K;L2:size=256K,line=32;L3:size=4M,index=hashed", 0, 0.0005, 64 },
+		{ "L1d:size=32K;L1i:size=32K;L2:size=256K;L3:size=4M,index=hashed,prefetch=1", 1, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		char what[300];
+		struct timed *t;
+		const struct amp_level *l3;
+
+		snprintf(what, sizeof what, "hashed, %s%s%s", rows[i].spec, rows[i].random_pages ? " random pages" : "",
+			 rows[i].noise > 0 ? " noise" : "");
+		t = timed_new(rows[i].spec, rows[i].noise, 300 + i, rows[i].random_pages, 2, 0, what);
+		if (!t)
+			continue;
+		l3 = mod_sim_level(&t->ms, "L3");
+		if (rows[i].want)
+			tap_ok(l3 && amp_param_conclusive(&l3->line) && l3->line.value == (int64_t)rows[i].want,
+			       "%s: L3 line %lld (want %u)", what,
+			       l3 && l3->line.known ? (long long)l3->line.value : -1LL, rows[i].want);
+		else
+			tap_ok(l3 && !l3->line.known && strstr(l3->line.reason, "prefetchers") &&
+				       strstr(l3->line.reason, "page-offset classes"),
+			       "%s: L3 line unknown because of prefetchers, after the classes (%s)", what,
+			       l3 ? (l3->line.known ? "known" : l3->line.reason) : "no L3");
+		if (l3 && !amp_param_conclusive(&l3->line))
+			tap_diag("  %s", l3->line.reason);
+		timed_free(t);
+	}
+}
+
 /* Split or unified by timing: from the level's size where it is known
  * (4 or 8 ways under L1d's 8 too, through pushers), and from the
  * sweep's effective size where its ways are out of reach (an L1d way
@@ -910,6 +956,7 @@ int main(void)
 	tap_run(test_matrix());
 	tap_run(test_presets());
 	tap_run(test_pairs_prefetch());
+	tap_run(test_hashed_l3());
 	tap_run(test_unified());
 	tap_run(test_pushers());
 	tap_run(test_l3_classes());
