@@ -318,9 +318,11 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 
 /* ---- below L2: page-offset classes ----
  *
- * The lines at one page offset o of many pages (a class) are all that
- * can share a set with a target at o, whatever bits the index hashes:
- * enough of them overflow the target's set here.  A test loads the
+ * Where the set number's low bits are the page offset's (whatever bits
+ * pick the slice), the lines at one page offset o of many pages (a
+ * class) are all that can share a set with a target at o: enough of
+ * them overflow the target's set here (an index that hashes the bits
+ * above the page into those bits defeats this: CLASS_SIZE_SHARE).  A test loads the
  * target, walks flush lines (o in other pages: enough to push it out of
  * the levels above, too few to fill its set here), then the class moved
  * by b, and times one reload of the target: this level's hit, or the
