@@ -222,6 +222,10 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 		    (uint64_t)b->effective_size.value >= 2 * own)
 			size = (uint64_t)b->effective_size.value;
 	}
+	/* At most half of --max-memory, as the classes (a big last cache's
+	 * pairs then overflow fewer sets, or none, and say so). */
+	if (size > amp_memory_limit() / 2)
+		size = amp_memory_limit() / 2;
 	return size / PAIR_SPAN * PAIR_SPAN;
 }
 
