@@ -135,6 +135,13 @@ uint64_t amp_nearest_line(const struct amp_level *lv)
 	return 0;
 }
 
+uint64_t amp_nearest_line_or_64(const struct amp_level *lv)
+{
+	uint64_t line = amp_nearest_line(lv);
+
+	return line ? line : 64;
+}
+
 const struct amp_level *amp_level_top(const struct amp_level *lv)
 {
 	while (lv->above)
@@ -164,7 +171,7 @@ uint64_t amp_set_lines_region(const struct amp_level *lv, uint64_t unit, int npu
 int amp_set_pushed_plan(struct amp_plan *p, const char *name, const struct amp_level *lv, enum amp_op op,
 			char *err, size_t len)
 {
-	uint64_t unit = amp_nearest_line(lv) ? amp_nearest_line(lv) : 64;
+	uint64_t unit = amp_nearest_line_or_64(lv);
 	int fs, ss, ps = 0;
 
 	amp_plan_init(p, name, amp_set_lines_region(lv, unit, lv->nset_pushers));
@@ -664,18 +671,24 @@ static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int f
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
 		       unsigned failed, unsigned skipped, const char *first_err);
 
-/* Votes first..last-1 into out (failures counted in *failed, the first
- * one's reason kept), then the decision over all of them.  Once the
+/* Votes first..last-1 into out, after the failures it already counts
+ * (out->failed, out->first_failure: none from amp_vote, the first
+ * round's from amp_vote_more), then the decision over all of them.  Once the
  * votes left could not reach the quarter of `last` that vote_decide
  * asks for, they are not taken: each failed search of L2's ways costs
  * seconds on a busy guest. */
 static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
-		      unsigned first, unsigned last, unsigned failed, char *first_err)
+		      unsigned first, unsigned last)
 {
 	uint64_t before = c->accesses;
-	char err[AMP_REASON_LEN];
-	unsigned skipped = 0;
+	char err[AMP_REASON_LEN], first_err[AMP_REASON_LEN];
+	unsigned failed = out->failed, skipped = 0;
 	int rc;
+
+	snprintf(first_err, sizeof first_err, "%s", out->first_failure);
+	out->known = 0;
+	out->inconclusive = 0;
+	out->reason[0] = 0;
 
 	if (amp_tracing())
 		vote_begin(lv, out, last);
@@ -690,7 +703,7 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 		 * the value); only when every one fails is the value unknown. */
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
 			if (!failed++)
-				snprintf(first_err, AMP_REASON_LEN, "%s", err);
+				snprintf(first_err, sizeof first_err, "%s", err);
 			if (amp_tracing())
 				vote_cast(lv, v, last, 1, 0, err);
 			continue;
@@ -717,26 +730,18 @@ static unsigned votes_of(const struct amp_ctx *c)
 
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
 {
-	char first_err[AMP_REASON_LEN] = "";
-
 	memset(out, 0, sizeof *out);
 	out->method = amp_method_names[lv->method];
-	return vote_range(c, lv, fn, out, 0, votes_of(c), 0, first_err);
+	return vote_range(c, lv, fn, out, 0, votes_of(c));
 }
 
 int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
 {
 	unsigned nv = votes_of(c), last = 2 * nv > AMP_MAX_VOTES ? AMP_MAX_VOTES : 2 * nv;
-	char first_err[AMP_REASON_LEN];
 
 	if (last <= nv || (unsigned)out->nvotes > nv)
 		return out->known && !out->inconclusive ? 0 : out->known ? 1 : -1;
-	/* The votes so far carry their failures (vote_decide). */
-	snprintf(first_err, sizeof first_err, "%s", out->first_failure);
-	out->known = 0;
-	out->inconclusive = 0;
-	out->reason[0] = 0;
-	return vote_range(c, lv, fn, out, nv, last, out->failed, first_err);
+	return vote_range(c, lv, fn, out, nv, last);
 }
 
 /* The decision: the most common vote and its share of the votes cast.

@@ -370,6 +370,8 @@ const struct amp_level *amp_find_l1i(const struct amp_ctx *c);
 /* The line of lv or, where it is not known, of the nearest level above
  * it that knows its own; 0 when none does (lv may be NULL). */
 uint64_t amp_nearest_line(const struct amp_level *lv);
+/* The same, or 64 B where no level knows its line (a size to plan by). */
+uint64_t amp_nearest_line_or_64(const struct amp_level *lv);
 /* lv's size (bytes or entries) derived from its ways and way size: the
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,

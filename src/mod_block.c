@@ -212,8 +212,8 @@ static int pair_ticks(struct amp_ctx *c, uint64_t size, uint64_t first, uint64_t
  * over all sets, not over the quarter their offsets select. */
 static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	uint64_t own = (uint64_t)lv->effective_size.value, line = amp_nearest_line(lv->above);
-	uint64_t size = PAIR_BELOW_FACTOR * own * (PAIR_SPAN / 2 / (line ? line : 64));
+	uint64_t own = (uint64_t)lv->effective_size.value;
+	uint64_t size = PAIR_BELOW_FACTOR * own * (PAIR_SPAN / 2 / amp_nearest_line_or_64(lv->above));
 
 	for (int i = 0; i < c->nlv; i++) {
 		const struct amp_level *b = &c->lv[i];
@@ -362,7 +362,7 @@ struct classes {
 	struct amp_arena arena;
 	uint64_t spacing, region;
 	uint64_t nflush, npool, maxflush, maxpool; /* pages */
-	uint64_t maxclass;                         /* pages: CLASS_SIZE_SHARE */
+	uint64_t maxclass; /* pages: maxpool, or fewer by CLASS_SIZE_SHARE */
 	uint64_t *flush, *pool, *list;             /* page numbers; a test's lines */
 };
 static _Thread_local struct classes cls;
@@ -410,9 +410,10 @@ static int classes_open(struct amp_ctx *c, const struct amp_level *lv, char *err
 		cls.maxflush = (budget - CLASS_TARGETS) / 5;
 		cls.maxpool = budget - CLASS_TARGETS - cls.maxflush;
 	}
-	cls.maxclass = own / CLASS_SIZE_SHARE / (amp_nearest_line(up) ? amp_nearest_line(up) : 64);
-	cls.npool = pages_of(CLASS_POOL_FACTOR * own, c->page, 4 * above / c->page,
-			     cls.maxpool < cls.maxclass ? cls.maxpool : cls.maxclass);
+	cls.maxclass = own / CLASS_SIZE_SHARE / amp_nearest_line_or_64(up);
+	if (cls.maxclass > cls.maxpool)
+		cls.maxclass = cls.maxpool;
+	cls.npool = pages_of(CLASS_POOL_FACTOR * own, c->page, 4 * above / c->page, cls.maxclass);
 	cls.region = (CLASS_TARGETS + cls.maxflush + cls.maxpool) * cls.spacing;
 	cls.flush = malloc(cls.maxflush * sizeof *cls.flush);
 	cls.pool = malloc(cls.maxpool * sizeof *cls.pool);
@@ -537,7 +538,7 @@ static int class_calibrate(struct amp_ctx *c, const struct amp_level *lv, uint64
 			return class_repeats(c, lv, target, o, miss, far, *threshold, err, len);
 		}
 		/* The class does not overflow the target's set: a bigger one. */
-		if (2 * cls.npool > cls.maxpool || 2 * cls.npool > cls.maxclass)
+		if (2 * cls.npool > cls.maxclass)
 			break;
 		cls.npool *= 2;
 	}
