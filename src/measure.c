@@ -669,20 +669,23 @@ static void vote_cast(const struct amp_level *lv, unsigned v, unsigned nv, int f
 }
 
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
-		       unsigned failed, unsigned skipped, const char *first_err);
+		       unsigned failed, const char *first_err);
 
 /* Votes first..last-1 into out, after the failures it already counts
- * (out->failed, out->first_failure: none from amp_vote, the first
- * round's from amp_vote_more), then the decision over all of them.  Once the
- * votes left could not reach the quarter of `last` that vote_decide
- * asks for, they are not taken: each failed search of L2's ways costs
- * seconds on a busy guest. */
+ * (out->failed, out->first_failure: none from amp_vote, the earlier
+ * rounds' from amp_vote_more), then the decision over all of them.
+ * Once the votes left up to `horizon` (the last vote a later round may
+ * reach; at least `last`) could not make the quarter of it that
+ * vote_decide asks for, they are not taken: each failed search of L2's
+ * ways costs seconds on a busy guest.  Counting to this round's last
+ * alone left votes untaken that a later round would have wanted: 18 of
+ * L2's 32 searches ran where all failed. */
 static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
-		      unsigned first, unsigned last)
+		      unsigned first, unsigned last, unsigned horizon)
 {
 	uint64_t before = c->accesses;
 	char err[AMP_REASON_LEN], first_err[AMP_REASON_LEN];
-	unsigned failed = out->failed, skipped = 0;
+	unsigned failed = out->failed;
 	int rc;
 
 	snprintf(first_err, sizeof first_err, "%s", out->first_failure);
@@ -695,10 +698,8 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 	for (unsigned v = first; v < last; v++) {
 		int64_t value;
 
-		if (4 * ((unsigned)out->nvotes + last - v) <= last) {
-			skipped = last - v;
+		if (4 * ((unsigned)out->nvotes + horizon - v) <= horizon)
 			break;
-		}
 		/* A failed measurement casts no vote (it says nothing about
 		 * the value); only when every one fails is the value unknown. */
 		if (fn(c, lv, v, &value, err, sizeof err) < 0) {
@@ -712,7 +713,7 @@ static int vote_range(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, s
 			vote_cast(lv, v, last, 0, value, NULL);
 		out->votes[out->nvotes++] = value;
 	}
-	rc = vote_decide(c, lv, out, last, failed, skipped, first_err);
+	rc = vote_decide(c, lv, out, last, failed, first_err);
 	out->accesses += c->accesses - before;
 	if (amp_tracing()) {
 		struct amp_trace_ev e = { .kind = AMP_TR_DECIDED, .lv = lv, .result = out, .votes = last };
@@ -728,20 +729,37 @@ static unsigned votes_of(const struct amp_ctx *c)
 	return c->votes > AMP_MAX_VOTES ? AMP_MAX_VOTES : c->votes;
 }
 
-int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+/* The horizon asked for, within [last, AMP_MAX_VOTES]. */
+static unsigned horizon_of(unsigned last, unsigned horizon)
 {
-	memset(out, 0, sizeof *out);
-	out->method = amp_method_names[lv->method];
-	return vote_range(c, lv, fn, out, 0, votes_of(c));
+	if (horizon > AMP_MAX_VOTES)
+		horizon = AMP_MAX_VOTES;
+	return horizon > last ? horizon : last;
 }
 
-int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+int amp_vote_toward(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
+		    unsigned horizon)
+{
+	unsigned nv = votes_of(c);
+
+	memset(out, 0, sizeof *out);
+	out->method = amp_method_names[lv->method];
+	return vote_range(c, lv, fn, out, 0, nv, horizon_of(nv, horizon));
+}
+
+int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out)
+{
+	return amp_vote_toward(c, lv, fn, out, 0);
+}
+
+int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
+		  unsigned horizon)
 {
 	unsigned nv = votes_of(c), last = 2 * nv > AMP_MAX_VOTES ? AMP_MAX_VOTES : 2 * nv;
 
 	if (last <= nv || (unsigned)out->nvotes > nv)
 		return out->known && !out->inconclusive ? 0 : out->known ? 1 : -1;
-	return vote_range(c, lv, fn, out, nv, last);
+	return vote_range(c, lv, fn, out, nv, last, horizon_of(last, horizon));
 }
 
 /* The decision: the most common vote and its share of the votes cast.
@@ -753,9 +771,10 @@ int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struc
  * lucky votes among many failures do not decide, the answer also needs
  * more than a quarter of the votes asked for. */
 static int vote_decide(struct amp_ctx *c, struct amp_level *lv, struct amp_param *out, unsigned nv,
-		       unsigned failed, unsigned skipped, const char *first_err)
+		       unsigned failed, const char *first_err)
 {
 	char not_taken[64] = "";
+	unsigned skipped = nv - (unsigned)out->nvotes - failed; /* in this round or an earlier one */
 	int best = -1, best_count = 0;
 
 	out->failed = failed;

@@ -338,9 +338,16 @@ typedef int (*amp_vote_fn)(struct amp_ctx *c, struct amp_level *lv, unsigned v,
  * Returns 0 (conclusive), 1 (inconclusive: below min_confidence) or -1
  * (a vote failed: out is unknown with the reason). */
 int amp_vote(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out);
+/* amp_vote where rounds of amp_vote_more may follow, up to `horizon`
+ * votes in all (within AMP_MAX_VOTES): votes are left untaken only
+ * once no round up to it could decide.  amp_vote is this with none. */
+int amp_vote_toward(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
+		    unsigned horizon);
 /* After amp_vote: as many votes again (numbers ctx->votes up, within
- * AMP_MAX_VOTES), decided over all of them; returns as amp_vote. */
-int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out);
+ * AMP_MAX_VOTES), decided over all of them, with a horizon as
+ * amp_vote_toward's (0: this round's last); returns as amp_vote. */
+int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *out,
+		  unsigned horizon);
 
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -578,7 +578,7 @@ static void overflow_share(struct amp_ctx *c, struct amp_level *lv)
 static void split_again(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struct amp_param *p)
 {
 	if (lv->method == AMP_METHOD_TIMING && p->known && p->confidence < 1)
-		amp_vote_more(c, lv, fn, p);
+		amp_vote_more(c, lv, fn, p, 0);
 }
 
 extern const struct amp_module amp_module_replacement;

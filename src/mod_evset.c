@@ -2705,6 +2705,18 @@ static int search_with_pushers(struct amp_ctx *c, struct amp_level *lv, const st
 	return rc;
 }
 
+/* The most votes the rounds below may reach (doubling ctx->votes up to
+ * TIMED_VOTES_MAX by timing), so that no round leaves untaken a vote a
+ * later one would want. */
+static unsigned timed_votes_horizon(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	unsigned h = c->votes;
+
+	while (lv->method == AMP_METHOD_TIMING && h && 2 * h <= TIMED_VOTES_MAX)
+		h *= 2;
+	return h;
+}
+
 static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
 	struct amp_param ways, way;
@@ -2715,7 +2727,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	began = amp_now_ns();
-	amp_vote(c, lv, ways_vote, &ways);
+	amp_vote_toward(c, lv, ways_vote, &ways, timed_votes_horizon(c, lv));
 	while (lv->method == AMP_METHOD_TIMING && (!amp_param_conclusive(&ways) || ways.confidence < TIMED_SURE) &&
 	       2 * c->votes <= TIMED_VOTES_MAX) {
 		if (!c->host->sim && 2 * (amp_now_ns() - began) >= TIMED_MORE_VOTES_NS) {
@@ -2732,7 +2744,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		 * votes split, in one with 11 of 16 failed.  As many votes
 		 * again while so (evset_run restores the count); the line
 		 * and way votes then run on the sets of the decided size. */
-		amp_vote_more(c, lv, ways_vote, &ways);
+		amp_vote_more(c, lv, ways_vote, &ways, timed_votes_horizon(c, lv));
 		c->votes *= 2;
 	}
 	if (lv->method == AMP_METHOD_COUNTERS && !pushers_first && pushed(c) && pushed_votes(c) < held_votes(c)) {

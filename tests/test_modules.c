@@ -1926,7 +1926,8 @@ static void test_vote_more(void)
 	static const int64_t abstain[] = { 8, 0, 0, 8, 0, 8, 0, 0 }, few[] = { 0, 8, 0, 0, 8, 0, 0, 0 },
 			     split[] = { 8, 16, 12, 16, 8, 12, 0, 0 },
 			     half[] = { 8, 0, 16, 0, 12, 8, 0, 8 }, none[] = { 0, 0, 0, 0, 0, 0, 0, 0 },
-			     late[] = { 0, 0, 0, 0, 0, 8, 8, 8 }, lost[] = { 0, 0, 0, 0, 0, 8, 0, 8 };
+			     late[] = { 0, 0, 0, 0, 0, 8, 8, 8 }, lost[] = { 0, 0, 0, 0, 0, 8, 0, 8 },
+			     none32[32] = { 0 };
 	struct amp_ctx c;
 	struct amp_level lv;
 	struct amp_param p;
@@ -1941,14 +1942,14 @@ static void test_vote_more(void)
 	tap_ok(rc == 1 && p.inconclusive && p.value == 16 && p.nvotes == 6 && p.failed == 2 &&
 		       strstr(p.reason, "2 of 6 cast") && strstr(p.reason, "vote 3 lost its set"),
 	       "votes: 2 of 6 cast agree: inconclusive, with a failed measurement's reason (%s)", p.reason);
-	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
+	rc = amp_vote_more(&c, &lv, scripted_vote, &p, 0);
 	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 16 && p.nvotes == 13 && p.failed == 3 &&
 		       p.confidence == 9.0 / 13 && strstr(p.first_failure, "vote 3 lost its set"),
 	       "votes: 8 more, 9 of 13 cast agree: 16 at %.3f, 3 failed", p.confidence);
 	c.votes = 40;
 	rc = amp_vote(&c, &lv, scripted_vote, &p);
 	tap_ok(rc == 0 && p.nvotes == 37 && p.failed == 3, "votes: 40 votes, 3 failed (%d cast)", p.nvotes);
-	rc = amp_vote_more(&c, &lv, scripted_vote, &p);
+	rc = amp_vote_more(&c, &lv, scripted_vote, &p, 0);
 	tap_ok(rc == 0 && p.nvotes == 61 && p.confidence == 57.0 / 61,
 	       "votes: more stops at %d votes in all (%d cast, %.3f)", AMP_MAX_VOTES, p.nvotes, p.confidence);
 
@@ -1987,6 +1988,42 @@ static void test_vote_more(void)
 	rc = amp_vote(&c, &lv, table_vote, &p);
 	tap_ok(rc == 1 && p.inconclusive && table_taken == 7 && strstr(p.reason, "1 of 8 measurements voted 8, 6 failed, 1 not taken"),
 	       "votes: 1 of 7 taken agree, 6 failed: the last not taken (%s)", p.reason);
+
+	/* Rounds doubling to 32 votes, as mod_evset.c's L2 ways: failures
+	 * in bursts, 2 votes in the first 8, 2 in the next, 5 in the last
+	 * 16.  Counted toward 32 every round takes all it could use. */
+	static const int64_t burst[32] = { 0, 0, 0, 0, 0, 0, 8, 8, 0, 0, 0, 0, 0, 0, 8, 8,
+					   8, 8, 8, 8, 8 };
+	static const char *const shown[] = { "toward this round's last", "toward 32" };
+
+	for (unsigned horizon = 0; horizon <= 32; horizon += 32) {
+		table_votes = burst;
+		table_taken = 0;
+		c.votes = 8;
+		rc = amp_vote_toward(&c, &lv, table_vote, &p, horizon);
+		for (; rc != 0 && 2 * c.votes <= 32; c.votes *= 2)
+			rc = amp_vote_more(&c, &lv, table_vote, &p, horizon);
+		if (horizon)
+			tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 8 && p.nvotes == 9 && p.failed == 23 &&
+				       table_taken == 32,
+			       "votes %s: 9 of 32 agree (%d cast, %u taken): 8", shown[1], p.nvotes, table_taken);
+		else
+			tap_ok(rc == 1 && p.inconclusive && p.nvotes == 5 && table_taken < 32 &&
+				       strstr(p.reason, "5 of 32 measurements voted 8") && strstr(p.reason, " not taken"),
+			       "votes %s: the first rounds' late votes not taken, 5 of 32 too few (%u taken: %s)", shown[0],
+			       table_taken, p.reason);
+	}
+	/* A horizon never leaves votes a round could use: all failing,
+	 * the last round stops once 8 could not be had. */
+	table_votes = none32;
+	table_taken = 0;
+	c.votes = 8;
+	rc = amp_vote_toward(&c, &lv, table_vote, &p, 32);
+	for (; rc != 0 && 2 * c.votes <= 32; c.votes *= 2)
+		rc = amp_vote_more(&c, &lv, table_vote, &p, 32);
+	tap_ok(rc == -1 && !p.known && table_taken == 24 && p.failed == 24,
+	       "votes toward 32, all failing: %u taken, the last 8 not", table_taken);
+	c.votes = 8;
 }
 
 int main(void)
