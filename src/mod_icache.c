@@ -483,12 +483,22 @@ static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char
 	}
 }
 
+/* The baseline's bytes: BASE_BYTES, or half the thrash tests' size
+ * where that is less (a simulated 1 KiB L1i ran a 2 KiB baseline at
+ * L2's speed, and every search found L2's 64 KiB). */
+static uint64_t base_bytes(const struct amp_level *lv)
+{
+	if (amp_param_conclusive(&lv->size) && (uint64_t)lv->size.value / 2 < BASE_BYTES)
+		return (uint64_t)lv->size.value / 2;
+	return BASE_BYTES;
+}
+
 static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, struct gate *g,
 			 int64_t *value, char *err, size_t len)
 {
-	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64;
+	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64, base = base_bytes(lv);
 	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v, 0, NULL, 0 };
-	uint64_t n0 = BASE_BYTES / line ? BASE_BYTES / line : 1, lines, half;
+	uint64_t n0 = base / line ? base / line : 1, lines, half;
 	double mu, thr;
 
 	if (c->insn_blocks == AMP_BLOCKS_ADDS) {
@@ -498,7 +508,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 			return -1;
 		l.built = AMP_BLOCKS_ADDS;
 		l.line = 1;
-		n0 = BASE_BYTES / block ? BASE_BYTES / block : 1;
+		n0 = base / block ? base / block : 1;
 		if (control(&l, n0, &lines, &mu, &thr, err, len) < 0)
 			return -1;
 		*value = (int64_t)amp_blocks_bytes((unsigned)(AMP_BLOCKS - lines), err, len);
@@ -511,7 +521,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 		l.built = AMP_BLOCKS_CHAINS;
 		l.line = AMP_CODECHAIN_UNIT;
 		l.jumps = 8;
-		n0 = BASE_BYTES / l.line;
+		n0 = base / l.line ? base / l.line : 1;
 	}
 	if (c->opcache.entries > 0) {
 		uint64_t above = (uint64_t)ceil(ABOVE_OPCACHE * (double)c->opcache.bytes / (double)line);
@@ -608,9 +618,9 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 	uint64_t before = c->accesses;
 	int64_t sorted[SEARCHES];
 	struct gate g = { 0 };
-	char why[AMP_REASON_LEN] = "";
+	char why[AMP_REASON_LEN] = "", first_why[AMP_REASON_LEN] = "";
 	int n = 0, agree = 0;
-	unsigned ran;
+	unsigned ran, failed = 0;
 	uint64_t start = amp_now_ns();
 
 	memset(p, 0, sizeof *p);
@@ -624,9 +634,16 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 			break;
 		if (capacity_vote(c, lv, ran, &g, &value, why, sizeof why) == 0)
 			p->votes[p->nvotes++] = value;
+		else if (!failed++)
+			snprintf(first_why, sizeof first_why, "%s", why);
 	}
 	p->method = amp_method_names[lv->method];
 	p->accesses = c->accesses - before;
+	/* Failed searches are counted and the first one's reason kept, as
+	 * votes' (the report names them); they still count against the
+	 * confidence: one search of three cannot stand for the rest. */
+	p->failed = failed;
+	snprintf(p->first_failure, sizeof p->first_failure, "%s", first_why);
 	if (!p->nvotes) {
 		amp_param_unknown(p, "%s", why);
 		return 0;
@@ -641,9 +658,10 @@ static int icache_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t
 	p->confidence = (double)agree / ran;
 	if (p->confidence < c->min_confidence) {
 		p->inconclusive = 1;
-		snprintf(p->reason, sizeof p->reason, "searches disagree: %d of %u within %.0f%% of the median%s",
+		snprintf(p->reason, sizeof p->reason, "searches disagree: %d of %u within %.0f%% of the median%s%s%s",
 			 agree, ran, AGREE * 100,
-			 ran < SEARCHES ? " (no more searches: their time was spent)" : "");
+			 ran < SEARCHES ? " (no more searches: their time was spent)" : "",
+			 failed ? "; the first that failed: " : "", first_why);
 	}
 	geometry_check(lv);
 	return 0;

@@ -353,6 +353,49 @@ out:
 	free(ms);
 }
 
+/* L1i's below the capacity search's 2 KiB baseline: it starts at half
+ * the thrash tests' size instead (from 2 KiB, a 1 KiB L1i's baseline
+ * ran at L2's speed and every search found L2's 64 KiB).  Where no
+ * search verifies an edge, the failures are counted with the first
+ * one's reason, as votes'. */
+static void test_small_l1i(void)
+{
+	static const struct {
+		const char *spec;
+		int64_t bytes; /* 0: no edge verifies (4 lines of baseline) */
+	} cases[] = {
+		{ "L1d:size=4K,assoc=2,line=32;L1i:size=1K,assoc=2,line=32;L2:size=64K,assoc=4,line=32", 1024 },
+		{ "L1d:size=4K,assoc=2,line=32;L1i:size=1536,assoc=3,line=32;L2:size=64K,assoc=4,line=32", 1536 },
+		{ "L1d:size=4K,assoc=2,line=64;L1i:size=512,assoc=1,line=64;L2:size=64K,assoc=4,line=64", 0 },
+	};
+	struct mod_sim *ms = calloc(1, sizeof *ms);
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char err[AMP_REASON_LEN] = "";
+		const struct amp_level *lv;
+
+		if (timed(ms, cases[i].spec, 0.02, 1, err, sizeof err) < 0 || !(lv = mod_sim_level(ms, "L1i"))) {
+			tap_ok(0, "%s timed: %s", cases[i].spec, err);
+			mod_sim_free(ms);
+			continue;
+		}
+		const struct amp_param *e = &lv->effective_size;
+
+		if (cases[i].bytes)
+			tap_ok(amp_param_conclusive(e) && llabs(e->value - cases[i].bytes) <= cases[i].bytes * 3 / 100 &&
+				       amp_param_conclusive(&lv->size) && lv->size.value == cases[i].bytes,
+			       "a %lld B L1i: its capacity search finds %lld B, the thrash tests %lld B", (long long)cases[i].bytes,
+			       (long long)mod_sim_value(e), (long long)mod_sim_value(&lv->size));
+		else
+			tap_ok(!e->known && e->failed == (unsigned)e->nvotes + 5 && strstr(e->first_failure, "no verified edge") &&
+				       amp_param_conclusive(&lv->size) && lv->size.value == 512,
+			       "a 512 B direct-mapped L1i: no edge verifies above a 256 B baseline, %u of 5 searches failed (%s); the thrash tests' 512 B stand",
+			       e->failed, e->first_failure);
+		mod_sim_free(ms);
+	}
+	free(ms);
+}
+
 /* The code sweep's levels from curves a real machine gave: an op cache
  * serving code in part makes a bump, not the L1i's plateau, and one
  * fast size alone does not pull the sizes before it down. */
@@ -393,6 +436,7 @@ int main(void)
 {
 	tap_run(test_sweep_analysis());
 	tap_run(test_checks());
+	tap_run(test_small_l1i());
 	tap_run(test_chain_order());
 	tap_run(test_presets());
 	tap_run(test_matrix());
