@@ -97,9 +97,15 @@ int amp_timing_misses(struct amp_ctx *c, const struct amp_level *lv, struct amp_
 }
 
 /* The eviction test's plan: target, the walk `passes` times, the warm
- * line, the target timed.  0, or -1 (out of memory). */
+ * line, the target timed.  `fresh`: the target is flushed first, so its
+ * load puts it in every level anew: one that was still there would keep
+ * its old place where a hit does not renew a line (FIFO), and lines of
+ * its set walked in the paired base walk (amp_timing_evicted) then
+ * aged it: eviction sets of a simulated FIFO L2 came out short by the
+ * base walk's lines that fell in the target's set (14 or 15 lines for
+ * 16 ways).  0, or -1 (out of memory). */
 static int reload_plan(struct amp_plan *p, const struct amp_arena *a, uint64_t region, uint64_t *target,
-		       uint64_t *warm, const uint64_t *off, uint64_t n, unsigned passes)
+		       uint64_t *warm, const uint64_t *off, uint64_t n, unsigned passes, int fresh)
 {
 	int t, w;
 
@@ -111,6 +117,8 @@ static int reload_plan(struct amp_plan *p, const struct amp_arena *a, uint64_t r
 		amp_plan_free(p);
 		return -1;
 	}
+	if (fresh)
+		amp_plan_add_pass(p, t, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(p, t, AMP_OP_LOAD, 1, 0);
 	amp_plan_add_pass(p, w, AMP_OP_TOUCH, passes, 0);
 	amp_plan_add_pass(p, w + 1, AMP_OP_LOAD, 1, 0);
@@ -126,7 +134,7 @@ int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t reg
 	struct amp_run_result res;
 	int rc;
 
-	if (reload_plan(&p, a, region, &target, &warm, off, n, passes) < 0) {
+	if (reload_plan(&p, a, region, &target, &warm, off, n, passes, 0) < 0) {
 		snprintf(err, len, "out of memory for an eviction test of %llu lines", (unsigned long long)n);
 		return -1;
 	}
@@ -227,9 +235,9 @@ int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t re
 		paired[i] = base[i];
 	for (uint64_t i = 0; i < n; i++)
 		paired[nbase + i] = off[i] - off[i] % c->page + (off[i] % c->page + PAIRED_MOVE) % c->page;
-	if (reload_plan(&pb, a, region, &target, &warm, paired, nbase + n, passes) < 0)
+	if (reload_plan(&pb, a, region, &target, &warm, paired, nbase + n, passes, 1) < 0)
 		goto oom;
-	if (reload_plan(&p, a, region, &target, &warm, off, n, passes) < 0) {
+	if (reload_plan(&p, a, region, &target, &warm, off, n, passes, 1) < 0) {
 		amp_plan_free(&pb);
 		goto oom;
 	}

@@ -142,7 +142,8 @@ int amp_timing_reload(struct amp_ctx *c, const struct amp_arena *a, uint64_t reg
  * reload, the difference of the means of each side's fastest three
  * quarters of runs; it evicts where that passes half of `gap` (a hit's
  * cost to a miss).  A difference near the middle runs reps more, up to
- * AMP_EVICT_ROUNDS times.  0, or -1 with err. */
+ * AMP_EVICT_ROUNDS times.  Each run flushes the target before it loads
+ * it (a FIFO level would keep an old copy's place).  0, or -1 with err. */
 #define AMP_EVICT_ROUNDS 4
 int amp_timing_evicted(struct amp_ctx *c, const struct amp_arena *a, uint64_t region, uint64_t target,
 		       uint64_t warm, const uint64_t *base, uint64_t nbase, const uint64_t *off, uint64_t n,

@@ -504,6 +504,36 @@ static void test_pushers(void)
 	}
 }
 
+/* L2s whose hits do not renew a line (FIFO), and tree PLRU, found by
+ * eviction sets on scattered frames with noise: the eviction test loads
+ * its target fresh (timing.c), or a FIFO L2 read 14 or 15 ways for 16
+ * (7 or 6 for 8): the base walk's lines that fell in the target's set
+ * there (0 to 2 of 12) aged a target its own load hit, and the set
+ * needed that many lines fewer. */
+static void test_l2_policies(void)
+{
+	static const char *const rows[] = {
+		"L1d:size=32K,assoc=8;L1i:size=32K;L2:size=1M,assoc=16,policy=fifo,index=physical;L3:size=8M,assoc=16",
+		"L1d:size=32K,assoc=8;L1i:size=32K;L2:size=512K,assoc=8,policy=fifo,index=physical;L3:size=8M,assoc=16",
+		"L1d:size=32K,assoc=8;L1i:size=32K;L2:size=384K,assoc=12,policy=fifo,index=physical;L3:size=8M,assoc=16",
+		"L1d:size=32K,assoc=8;L1i:size=32K;L2:size=1M,assoc=16,policy=plru,index=physical;L3:size=8M,assoc=16",
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		for (uint64_t seed = 1; seed <= tap_seeds(2); seed++) {
+			char what[256], got[160];
+			struct timed *t;
+
+			snprintf(what, sizeof what, "L2 policy, seed %llu, %s", (unsigned long long)seed, rows[i]);
+			t = timed_new_only(rows[i], 0.01, seed, 1, 3, 0, "L2", what);
+			if (!t)
+				continue;
+			tap_ok(exact(t, "L2", got, sizeof got), "%s, random pages, noise 0.01: %s", what, got);
+			timed_free(t);
+		}
+	}
+}
+
 /* A seeded matrix: L1 virtually indexed with its way at most a page,
  * L2 with at least two ways more or (one in three, through pushers)
  * one way fewer to one more, lines 32-128 B, noise and scattered
@@ -959,6 +989,7 @@ int main(void)
 	tap_run(test_hashed_l3());
 	tap_run(test_unified());
 	tap_run(test_pushers());
+	tap_run(test_l2_policies());
 	tap_run(test_l3_classes());
 	tap_run(test_inclusion());
 	tap_run(test_replacement());
