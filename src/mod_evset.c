@@ -2723,11 +2723,13 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	const struct amp_level *up = lv->above;
 	int pushed_sets;
 	uint64_t began;
+	unsigned horizon;
 
 	if (lv->method == AMP_METHOD_TIMING)
 		calibrate_hit(c, lv);
 	began = amp_now_ns();
-	amp_vote_toward(c, lv, ways_vote, &ways, timed_votes_horizon(c, lv));
+	horizon = timed_votes_horizon(c, lv);
+	amp_vote_toward(c, lv, ways_vote, &ways, horizon);
 	while (lv->method == AMP_METHOD_TIMING && (!amp_param_conclusive(&ways) || ways.confidence < TIMED_SURE) &&
 	       2 * c->votes <= TIMED_VOTES_MAX) {
 		if (!c->host->sim && 2 * (amp_now_ns() - began) >= TIMED_MORE_VOTES_NS) {
@@ -2744,7 +2746,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		 * votes split, in one with 11 of 16 failed.  As many votes
 		 * again while so (evset_run restores the count); the line
 		 * and way votes then run on the sets of the decided size. */
-		amp_vote_more(c, lv, ways_vote, &ways, timed_votes_horizon(c, lv));
+		amp_vote_more(c, lv, ways_vote, &ways, horizon);
 		c->votes *= 2;
 	}
 	if (lv->method == AMP_METHOD_COUNTERS && !pushers_first && pushed(c) && pushed_votes(c) < held_votes(c)) {

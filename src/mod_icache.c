@@ -493,12 +493,18 @@ static uint64_t base_bytes(const struct amp_level *lv)
 	return BASE_BYTES;
 }
 
+/* Whole units of `unit` bytes in `bytes`, at least one. */
+static uint64_t units_in(uint64_t bytes, uint64_t unit)
+{
+	return bytes / unit ? bytes / unit : 1;
+}
+
 static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, struct gate *g,
 			 int64_t *value, char *err, size_t len)
 {
 	uint64_t line = amp_param_conclusive(&lv->line) ? (uint64_t)lv->line.value : 64, base = base_bytes(lv);
 	struct loop l = { c, lv, line, c->fetch_jumps > 1 ? c->fetch_jumps : 1, c->seed + 7919ULL * v, 0, NULL, 0 };
-	uint64_t n0 = base / line ? base / line : 1, lines, half;
+	uint64_t n0 = units_in(base, line), lines, half;
 	double mu, thr;
 
 	if (c->insn_blocks == AMP_BLOCKS_ADDS) {
@@ -508,7 +514,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 			return -1;
 		l.built = AMP_BLOCKS_ADDS;
 		l.line = 1;
-		n0 = base / block ? base / block : 1;
+		n0 = units_in(base, block);
 		if (control(&l, n0, &lines, &mu, &thr, err, len) < 0)
 			return -1;
 		*value = (int64_t)amp_blocks_bytes((unsigned)(AMP_BLOCKS - lines), err, len);
@@ -521,7 +527,7 @@ static int capacity_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, st
 		l.built = AMP_BLOCKS_CHAINS;
 		l.line = AMP_CODECHAIN_UNIT;
 		l.jumps = 8;
-		n0 = base / l.line ? base / l.line : 1;
+		n0 = units_in(base, l.line);
 	}
 	if (c->opcache.entries > 0) {
 		uint64_t above = (uint64_t)ceil(ABOVE_OPCACHE * (double)c->opcache.bytes / (double)line);
