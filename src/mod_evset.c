@@ -545,6 +545,29 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 	return 0;
 }
 
+/* A random level's sets come out a line or more long (16 ways: 17 to
+ * 19; amp(1), TIMING): with `ways` lines of its set walked
+ * AMP_RELOAD_PASSES times a random set keeps the target in about 4 runs
+ * of 5 ((15/16)^4), and the fastest three quarters of runs read that as
+ * spared.  Tried on the simulated machine on 2026-12-05 and not kept
+ * (16-way L2 under an 8-way L1d, scattered frames, noise 0.01):
+ *  - 4 x n passes for walks of n lines from this prune on: votes of 15
+ *    and 16 (7 and 8 of 15 with seed 1), and 6 to 14 minutes a run
+ *    instead of one.  Lines of the paired base walk that share the
+ *    target's set (0 to 2 of them) are still there when a long walk
+ *    starts, and its misses take the target with them, so ways - 1
+ *    lines "evicted" it;
+ *  - long walks with each side of the pair flushing the other's lines
+ *    first, kept past the prune only where short walks spared the
+ *    target: 16 in every vote that ended (3 to 5 of 8 a run, two
+ *    seeds; 3 to 4 minutes a run: the way size's samples walk ways - 1
+ *    lines of the set and a joiner, long too), but a tree-PLRU L2 then
+ *    dropped 1 to 3 needed lines on long walks and no vote ended
+ *    (presumably: each run refills the flushed lines, a line left from
+ *    earlier walks stays, and PLRU's victim is then sometimes the
+ *    target).
+ * A fix needs a base walk known to stay out of the target's set. */
+
 /* After group testing: every line the set can spare goes (a noisy test
  * may have kept one), then the set must still evict.  0, or -1 with
  * err: a set too big to be one set's lines, or one that lost a line it
