@@ -545,8 +545,13 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
 	return 0;
 }
 
-/* A random level's sets come out a line or more long (16 ways: 17 to
- * 19; amp(1), TIMING): with `ways` lines of its set walked
+/* After group testing: every line the set can spare goes (a noisy test
+ * may have kept one), then the set must still evict.  0, or -1 with
+ * err: a set too big to be one set's lines, or one that lost a line it
+ * needed.
+ *
+ * A random level's sets come out too long (16 ways: votes of 16 to 19,
+ * 17 most often; amp(1), TIMING): with `ways` lines of its set walked
  * AMP_RELOAD_PASSES times a random set keeps the target in about 4 runs
  * of 5 ((15/16)^4), and the fastest three quarters of runs read that as
  * spared.  Tried on the simulated machine on 2026-12-05 and not kept
@@ -567,11 +572,6 @@ static int control_spares(struct amp_ctx *c, const struct amp_level *lv, const s
  *    earlier walks stays, and PLRU's victim is then sometimes the
  *    target).
  * A fix needs a base walk known to stay out of the target's set. */
-
-/* After group testing: every line the set can spare goes (a noisy test
- * may have kept one), then the set must still evict.  0, or -1 with
- * err: a set too big to be one set's lines, or one that lost a line it
- * needed. */
 static int prune_target(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
 			uint64_t target, uint64_t *s, uint64_t *n, char *err, size_t len)
 {
