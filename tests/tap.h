@@ -62,27 +62,32 @@ static inline unsigned tap_seeds(unsigned n)
 	return want >= 1 && (unsigned long)want < n ? (unsigned)want : n;
 }
 
-/* Whether the next case may start: always, unless AMP_TEST_BUDGET is
- * set (CI's sanitizer stage) and this program has used that many
- * seconds of CPU time already; then the case is skipped and the skip
- * says why.  CPU time, not wall time: make check -j2 runs two programs
- * side by side.  A case that has started runs to its end. */
+/* Whether the next case may start: always, unless AMP_TEST_ONLY is set
+ * and the case's text does not hold it (one case while working on it),
+ * or AMP_TEST_BUDGET is set (CI's sanitizer stage) and this program has
+ * used that many seconds of CPU time already; then the case is skipped
+ * and the skip says why.  CPU time, not wall time: make check -j2 runs
+ * two programs side by side.  A case that has started runs to its end. */
 __attribute__((format(printf, 1, 2))) static inline int tap_in_budget(const char *fmt, ...)
 {
-	const char *env = getenv("AMP_TEST_BUDGET");
+	const char *env = getenv("AMP_TEST_BUDGET"), *only = getenv("AMP_TEST_ONLY");
 	double budget = env ? atof(env) : 0, used;
 	struct timespec t;
 	char what[256];
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (only && *only && !strstr(what, only)) {
+		tap_ok(1, "%s # SKIP not AMP_TEST_ONLY=%s", what, only);
+		return 0;
+	}
 	if (budget <= 0 || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
 		return 1;
 	used = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 	if (used < budget)
 		return 1;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
 	tap_ok(1, "%s # SKIP past AMP_TEST_BUDGET=%s s of CPU time (%.0f s used)", what, env, used);
 	return 0;
 }

@@ -4,7 +4,10 @@
  * (geometry; write, replacement and inclusion).  Prints what each
  * parameter cost in simulated accesses.  AMP_TEST_MATRIX_ONLY or
  * AMP_TEST_POLICY_ONLY run one matrix, AMP_TEST_FETCHED_ONLY the tests
- * of inclusion by fetched code and of write allocation on one set; AMP_TEST_VERBOSE says more. */
+ * of inclusion by fetched code and of write allocation on one set
+ * (AMP_TEST_ONLY, tap.h: the cases whose call holds a text);
+ * AMP_TEST_MATRIX_SEED draws other hierarchies for both matrices;
+ * AMP_TEST_VERBOSE says more. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
@@ -333,6 +336,44 @@ static void test_scattered_awkward(void)
 	}
 }
 
+/* Scattered frames, an exclusive L3 under a set-associative L2: its
+ * eviction sets hold L2's ways too (they thrash in one order only), and
+ * pushers (lines of L2's set out of L3's) keep L2 out of the way.  Some
+ * pushers fall in L3's set as well; with them a 24-way L3 under a 10-way
+ * L2 read 34 ways and NINE, or nothing, and a 12-way one under a 16-way
+ * L2 nothing, before they were told by the misses they add. */
+static void test_scattered_exclusive_l3(void)
+{
+	static const struct { const char *spec, *l3; long long effective; } rows[] = {
+		{ "L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=320K,assoc=10,policy=fifo;"
+		  "L3:size=3M,assoc=24,inclusion=exclusive", "64/3145728/24", (3 << 20) + (320 << 10) },
+		{ "L1d:size=32K,assoc=8;L1i:size=32K,assoc=8;L2:size=512K,assoc=16;"
+		  "L3:size=3M,assoc=12,policy=random,inclusion=exclusive", "64/3145728/12", (3 << 20) + (512 << 10) },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		for (uint64_t seed = 1; seed <= tap_seeds(2); seed++) {
+			struct sim_machine *m;
+			const struct amp_level *l3;
+			char got[64];
+
+			if (characterise_geometry_scattered(rows[i].spec, seed, 3, 3, &m) < 0) {
+				tap_ok(0, "%s on scattered frames characterised", rows[i].spec);
+				continue;
+			}
+			l3 = level("L3");
+			triple("L3", got, sizeof got);
+			tap_ok(strcmp(got, rows[i].l3) == 0 && l3->sets_by_experiment,
+			       "scattered, seed %llu: exclusive L3 %s (want %s): %s%s", (unsigned long long)seed, got,
+			       rows[i].l3, rows[i].spec, l3->assoc.known ? "" : l3->assoc.reason);
+			tap_ok(amp_param_conclusive(&l3->inclusion) && l3->inclusion.value == AMP_INCL_EXCLUSIVE &&
+				       l3->effective_size.known && l3->effective_size.value == rows[i].effective,
+			       "  exclusive, effective %lld (want %lld) (%s)", (long long)l3->effective_size.value,
+			       rows[i].effective, l3->inclusion.reason);
+			sim_destroy(m);
+		}
+}
+
 /* A random hierarchy within what this version decides (see the limits
  * in amp(1)): power-of-two sets, way sizes doubling at least from level
  * to level, lines not shrinking downwards; the matrix runs every other
@@ -528,6 +569,15 @@ static int scattered_reachable(const struct gen_level *want, int k, uint64_t pag
 	       pushers_below_fit(want, k, page);
 }
 
+/* A matrix's hierarchies are drawn from its own seed, or from
+ * AMP_TEST_MATRIX_SEED's (other hierarchies, to look further afield). */
+static uint64_t matrix_seed(uint64_t own)
+{
+	const char *env = getenv("AMP_TEST_MATRIX_SEED");
+
+	return env && *env ? strtoull(env, NULL, 10) : own;
+}
+
 static void test_matrix(void)
 {
 	struct amp_rng r;
@@ -536,7 +586,7 @@ static void test_matrix(void)
 
 	int count = getenv("AMP_TEST_MATRIX") ? atoi(getenv("AMP_TEST_MATRIX")) : 100;
 
-	amp_rng_seed(&r, 2026);
+	amp_rng_seed(&r, matrix_seed(2026));
 	for (int h = 0; h < count; h++) {
 		char spec[1024];
 		struct gen_level want[5];
@@ -856,7 +906,7 @@ static void test_policy_matrix(void)
 	int exact_evset[3] = { 0 }, checked_evset[3] = { 0 }, unreached_evset[3] = { 0 };
 	uint64_t cost[3] = { 0 };
 
-	amp_rng_seed(&r, 2027);
+	amp_rng_seed(&r, matrix_seed(2027));
 	for (int h = 0; h < count; h++) {
 		char spec[1024], err[512], diag[1024] = "";
 		struct gen_level want[5];
@@ -2051,6 +2101,7 @@ int main(void)
 		tap_run(test_noise());
 		tap_run(test_scattered_presets());
 		tap_run(test_scattered_awkward());
+		tap_run(test_scattered_exclusive_l3());
 		tap_run(test_few_way_pushers());
 		tap_run(test_stride_traps());
 		tap_run(test_random_above());
