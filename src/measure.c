@@ -328,9 +328,11 @@ uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64
  * revisited through its other words of the test line's piece (see
  * piece_above), and groups of them sit at another multiple of the huge
  * stride when the words run out.  Fresh (a random level above): e lines
- * of their own per test access, each used once, in blocks of `far`. */
-static int add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test, uint64_t n,
-		       uint64_t base, uint64_t far, uint64_t fresh)
+ * of their own per test access, each used once, in blocks of `far`.
+ * The walk: each test line, then its e evictors (*per_test), in a fresh
+ * array of n * (1 + e) offsets (NULL: out of memory). */
+static uint64_t *evicted_offsets(const struct amp_level *lv, const uint64_t *test, uint64_t n, uint64_t base,
+				 uint64_t far, uint64_t fresh, uint64_t *per_test)
 {
 	const struct amp_level *up = lv->above;
 	uint64_t wj = amp_evictor_step(lv), unit = (uint64_t)up->line.value;
@@ -339,10 +341,10 @@ static int add_evicted(struct amp_plan *p, const struct amp_level *lv, const uin
 	uint64_t e = fresh ? fresh : (uint64_t)up->thrash_ways, total = n * (1 + e), k = 0;
 	uint64_t per = far / (2 * wj) ? far / (2 * wj) : 1, blocks = fresh ? fresh_blocks(lv, e, far) : 1;
 	uint64_t *off = malloc(total * sizeof *off);
-	int seq;
 
+	*per_test = e;
 	if (!off)
-		return -1;
+		return NULL;
 	/* Test words may span this level's longer line. */
 	if (lv->line.known && (uint64_t)lv->line.value > unit)
 		unit = (uint64_t)lv->line.value;
@@ -360,7 +362,18 @@ static int add_evicted(struct amp_plan *p, const struct amp_level *lv, const uin
 						   (2 * ((m - 1) % per) + 1) * wj + word
 					 : far + group * far + base - base % unit + (2 * m - 1) * wj + word;
 	}
-	seq = amp_plan_add_seq(p, off, total);
+	return off;
+}
+
+static int add_evicted(struct amp_plan *p, const struct amp_level *lv, const uint64_t *test, uint64_t n,
+		       uint64_t base, uint64_t far, uint64_t fresh)
+{
+	uint64_t e, *off = evicted_offsets(lv, test, n, base, far, fresh, &e);
+	int seq;
+
+	if (!off)
+		return -1;
+	seq = amp_plan_add_seq(p, off, n * (1 + e));
 	free(off);
 	return seq;
 }
@@ -564,6 +577,35 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 		free(test);
 	}
 	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
+}
+
+int amp_evictors_alone_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base, uint64_t stride,
+			    uint64_t n, uint64_t far_unit, double *rate, char *err, size_t len)
+{
+	uint64_t far = far_unit * (n + 1), e, k = 0, *test, *off;
+	int rc;
+
+	*rate = 0;
+	/* Only the walks that take cyclic_rate_walk's plain evictors. */
+	if (lv->method == AMP_METHOD_TIMING || !amp_evictors_usable(lv) || (lv->way.known && lv->thrash_ways > 0))
+		return 0;
+	test = malloc(n * sizeof *test);
+	for (uint64_t i = 0; test && i < n; i++)
+		test[i] = base + i * stride;
+	off = test ? evicted_offsets(lv, test, n, base, far, 0, &e) : NULL;
+	if (!off) {
+		free(test);
+		snprintf(err, len, "out of memory for a walk of %llu lines", (unsigned long long)n);
+		return -1;
+	}
+	free(test);
+	for (uint64_t i = 0; i < n * (1 + e); i++)
+		if (i % (1 + e))
+			off[k++] = off[i];
+	rc = k ? amp_offsets_rate(c, lv, off, k, 2 * far + far * n + 64, rate, err, len) : 0;
+	free(off);
+	*rate = *rate * (double)k / (double)n;
+	return rc;
 }
 
 int amp_offsets_rate(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off, uint64_t n,

@@ -237,6 +237,13 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t base,
 		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 		       char *err, size_t len);
+/* Counters: misses of lv per test line in a walk of only the evictors
+ * that amp_cyclic_rate_ex would put between n test lines (0 where it
+ * would take none, or pushers): where they overflow a set of lv
+ * themselves (all in few of its sets), a walk with them misses whatever
+ * the test lines do. */
+int amp_evictors_alone_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base, uint64_t stride,
+			    uint64_t n, uint64_t far_unit, double *rate, char *err, size_t len);
 /* Tells the observers of a cyclic walk's rate (amp_cyclic_rate_ex does). */
 void amp_trace_walk(const struct amp_level *lv, uint64_t n, uint64_t stride, int evict, double rate);
 /* Adds to p a sequence visiting test[0..n-1] in order, each followed by

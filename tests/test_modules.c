@@ -374,6 +374,36 @@ static void test_scattered_exclusive_l3(void)
 		}
 }
 
+/* Walks with evictors whose lines miss here on their own: under a
+ * random 2-way L1d of a 512 B way, the evictors of a 5-way L2 of a 1 KiB
+ * way all fall in one set of it (odd multiples of L1's way), and 6 of
+ * them (for 5 test lines) overflow it; 5 test lines then read as a
+ * thrash and L2 as 4-way 4 KiB (13 of 24 frame mappings with --level=L2,
+ * before only what the test lines add counted). */
+static void test_evictors_overflow(void)
+{
+	static const char *spec = "L1d:size=1024,assoc=2,line=16,policy=random;L1i:size=1024,assoc=2,line=16,"
+				  "policy=random;L2:size=5120,assoc=5,line=32,policy=lru;DTLB:entries=32,assoc=1,page=4K";
+	int exact = 0, runs = 0;
+
+	for (uint64_t seed = 1; seed <= tap_seeds(6); seed++) {
+		struct sim_machine *m;
+		char got[64];
+
+		runs++;
+		if (characterise_geometry_scattered(spec, seed, 3, 3, &m) < 0)
+			continue;
+		triple("L2", got, sizeof got);
+		if (strcmp(got, "32/5120/5") == 0)
+			exact++;
+		else
+			tap_diag("seed %llu: L2 %s (want 32/5120/5)", (unsigned long long)seed, got);
+		sim_destroy(m);
+	}
+	tap_ok(exact == runs, "5-way L2 under a random 2-way L1d, its evictors in one set of it: exact in %d of %d", exact,
+	       runs);
+}
+
 /* A random hierarchy within what this version decides (see the limits
  * in amp(1)): power-of-two sets, way sizes doubling at least from level
  * to level, lines not shrinking downwards; the matrix runs every other
@@ -2102,6 +2132,7 @@ int main(void)
 		tap_run(test_scattered_presets());
 		tap_run(test_scattered_awkward());
 		tap_run(test_scattered_exclusive_l3());
+		tap_run(test_evictors_overflow());
 		tap_run(test_few_way_pushers());
 		tap_run(test_stride_traps());
 		tap_run(test_random_above());
