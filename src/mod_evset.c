@@ -1420,7 +1420,7 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
 	free(s);
-	e->one_order = pushers_first; /* earlier sets did */
+	e->one_order = pushers_first; /* earlier votes' sets thrashed in one order only */
 	if (pushers_possible(lv) && (n <= above_holds(lv->above) + 1 || pushers_first) &&
 	    with_pushers(c, lv, e, err, len) < 0)
 		return -1;

@@ -363,13 +363,13 @@ static void test_scattered_exclusive_l3(void)
 			}
 			l3 = level("L3");
 			triple("L3", got, sizeof got);
-			tap_ok(strcmp(got, rows[i].l3) == 0 && l3->sets_by_experiment,
-			       "scattered, seed %llu: exclusive L3 %s (want %s): %s%s", (unsigned long long)seed, got,
-			       rows[i].l3, rows[i].spec, l3->assoc.known ? "" : l3->assoc.reason);
-			tap_ok(amp_param_conclusive(&l3->inclusion) && l3->inclusion.value == AMP_INCL_EXCLUSIVE &&
+			tap_ok(l3 && strcmp(got, rows[i].l3) == 0 && l3->sets_by_experiment,
+			       "scattered, seed %llu: exclusive L3 %s (want %s): %s %s", (unsigned long long)seed, got,
+			       rows[i].l3, rows[i].spec, l3 && !l3->assoc.known ? l3->assoc.reason : "");
+			tap_ok(l3 && amp_param_conclusive(&l3->inclusion) && l3->inclusion.value == AMP_INCL_EXCLUSIVE &&
 				       l3->effective_size.known && l3->effective_size.value == rows[i].effective,
-			       "  exclusive, effective %lld (want %lld) (%s)", (long long)l3->effective_size.value,
-			       rows[i].effective, l3->inclusion.reason);
+			       "  exclusive, effective %lld (want %lld) (%s)", l3 ? (long long)l3->effective_size.value : 0,
+			       rows[i].effective, l3 ? l3->inclusion.reason : "-");
 			sim_destroy(m);
 		}
 }
