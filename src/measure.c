@@ -586,7 +586,9 @@ int amp_evictors_alone_rate(struct amp_ctx *c, const struct amp_level *lv, uint6
 	int rc;
 
 	*rate = 0;
-	/* Only the walks that take cyclic_rate_walk's plain evictors. */
+	/* Only the walks that take cyclic_rate_walk's plain evictors
+	 * before the way is known (after it, their sets are checked
+	 * there). */
 	if (lv->method == AMP_METHOD_TIMING || !amp_evictors_usable(lv) || (lv->way.known && lv->thrash_ways > 0))
 		return 0;
 	test = malloc(n * sizeof *test);

@@ -238,10 +238,11 @@ int amp_cyclic_rate_ex(struct amp_ctx *c, const struct amp_level *lv, uint64_t b
 		       uint64_t stride, uint64_t n, int evict, uint64_t far_unit, double *rate,
 		       char *err, size_t len);
 /* Counters: misses of lv per test line in a walk of only the evictors
- * that amp_cyclic_rate_ex would put between n test lines (0 where it
- * would take none, or pushers): where they overflow a set of lv
- * themselves (all in few of its sets), a walk with them misses whatever
- * the test lines do. */
+ * that amp_cyclic_rate_ex would put between n test lines while lv's way
+ * is unknown (0 where it would take none, and once the way is known:
+ * cyclic_rate_walk then places them, or pushers, by the way): where
+ * they overflow a set of lv themselves (all in few of its sets), a walk
+ * with them misses whatever the test lines do. */
 int amp_evictors_alone_rate(struct amp_ctx *c, const struct amp_level *lv, uint64_t base, uint64_t stride,
 			    uint64_t n, uint64_t far_unit, double *rate, char *err, size_t len);
 /* Tells the observers of a cyclic walk's rate (amp_cyclic_rate_ex does). */

@@ -106,8 +106,12 @@ extern const struct amp_module amp_module_replacement;
 /* Counters: searches from the pool that thrashed again, where group
  * testing could drop nothing (that thrash was other data's). */
 #define SEARCH_RETRIES 2
-/* Counters: measurements averaged where leaving a pusher out of a walk
- * saved between none and 1.5 misses (drop_pushers_in_set). */
+/* Counters, drop_pushers_in_set: a pusher whose leaving saves this many
+ * misses a walk or more is in the set; one count that saves more than
+ * none but under MISS_DROP_CLEAR is taken again, the mean of
+ * MISS_DROP_MEASURES. */
+#define MISS_DROP_IN_SET 0.5
+#define MISS_DROP_CLEAR 1.5
 #define MISS_DROP_MEASURES 8
 /* Timing, real machine: the time eviction tests of one level's search
  * may wait for quiet (timing.c amp_timing_evicted).  In busy spells
@@ -160,7 +164,6 @@ struct evset {
 	int pushers_apart;     /* at other page offsets: none in the set */
 	uint64_t outsider;     /* below L2: a line out of the pushers' L2 set */
 	int has_outsider;
-	int one_order;         /* the set thrashed in one order only (exclusive?) */
 };
 static _Thread_local struct evset found[AMP_MAX_VOTES];
 
@@ -1250,7 +1253,7 @@ static int drop_pushers_in_set(struct amp_ctx *c, const struct amp_level *lv, st
 	uint64_t w[2 * AMP_MAX_CONG], push[AMP_MAX_CONG], keep = 0, n = e->nset + e->npush;
 	double all, less;
 
-	if (!e->one_order || n > 2 * AMP_MAX_CONG)
+	if (n > 2 * AMP_MAX_CONG)
 		return 0;
 	memcpy(push, e->push, e->npush * sizeof *push);
 	memcpy(w, e->set, e->nset * sizeof *w);
@@ -1262,11 +1265,11 @@ static int drop_pushers_in_set(struct amp_ctx *c, const struct amp_level *lv, st
 		memmove(w + e->nset + i, w + e->nset + i + 1, (e->npush - i - 1) * sizeof *w);
 		if (walk_misses(c, lv, w, n - 1, e->region, &less, err, len) < 0)
 			return -1;
-		if (all - less > 0 && all - less < 1.5 &&
+		if (all - less > 0 && all - less < MISS_DROP_CLEAR &&
 		    mean_walk_misses(c, lv, w, n - 1, e->region, MISS_DROP_MEASURES, &less, err, len) < 0)
 			return -1;
 		memcpy(w + e->nset, push, e->npush * sizeof *w);
-		if (all - less < 0.5)
+		if (all - less < MISS_DROP_IN_SET)
 			e->push[keep++] = push[i];
 	}
 	if (keep < (uint64_t)lv->above->assoc.value + 1) {
@@ -1283,16 +1286,18 @@ static int drop_pushers_in_set(struct amp_ctx *c, const struct amp_level *lv, st
  * too: the set may hold lines of L1's alone.  With the pushers walked
  * after it, group testing shrinks it to lines of one set X here, and
  * the pushers in X (sort_pushers) join it: the set is then ways + 1
- * lines of X, as if L1's ways were not in the way. */
-static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, char *err,
-			size_t len)
+ * lines of X, as if L1's ways were not in the way.  one_order: this
+ * vote's set, or earlier votes', thrashed in one order only (an
+ * exclusive pair). */
+static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct evset *e, int one_order,
+			char *err, size_t len)
 {
 	uint64_t t[AMP_MAX_CONG + 1], n = e->nset, in_x[AMP_MAX_CONG], nx = 0;
-	int yes, less = 1;
+	int yes, less = 1, pair_below = one_order && lv->above->level > 1;
 
 	if ((lv->above->level > 1 && !pusher_step(c, lv) ? pick_pushers_below(c, lv, e, err, len)
 							       : pick_pushers(c, lv, e, err, len)) < 0 ||
-	    (lv->above->level > 1 && drop_pushers_in_set(c, lv, e, err, len) < 0))
+	    (pair_below && drop_pushers_in_set(c, lv, e, err, len) < 0))
 		return -1;
 	memcpy(t, e->set, n * sizeof *t);
 	if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)
@@ -1306,8 +1311,7 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 		return -1;
 	/* Below L2 in an exclusive pair the pushers out of X are known
 	 * (drop_pushers_in_set), and the swap test would misread them. */
-	if (!e->pushers_apart && !(e->one_order && lv->above->level > 1) &&
-	    sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
+	if (!e->pushers_apart && !pair_below && sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
 		return -1;
 	if (n + nx < 2) {
 		/* Ways are the set's lines but one: the pushers alone
@@ -1420,15 +1424,13 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	memcpy(e->set, s, n * sizeof *s);
 	e->nset = n;
 	free(s);
-	e->one_order = pushers_first; /* earlier votes' sets thrashed in one order only */
 	if (pushers_possible(lv) && (n <= above_holds(lv->above) + 1 || pushers_first) &&
-	    with_pushers(c, lv, e, err, len) < 0)
+	    with_pushers(c, lv, e, pushers_first, err, len) < 0)
 		return -1;
 	if (any_order_thrashes(c, lv, e, v, &yes, err, len) < 0)
 		return -1;
 	if (!yes && pushers_possible(lv) && !e->npush) {
-		e->one_order = 1;
-		if (with_pushers(c, lv, e, err, len) < 0) {
+		if (with_pushers(c, lv, e, 1, err, len) < 0) {
 			/* Say why pushers were tried: the set looked exclusive. */
 			size_t used = strlen(err);
 
