@@ -45,6 +45,7 @@
 #include "util.h"
 
 extern const struct amp_module amp_module_replacement;
+extern const struct amp_module amp_module_inclusion;
 
 #define POOL_MIN 16
 /* Misses per walk that mark a walk as thrashing: an over-full LRU set
@@ -2548,13 +2549,22 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above)
 }
 
 /* The inclusion votes.  By timing L1's replacement comes first, ahead
- * of its turn: under a random one the kept-line test is refused. */
+ * of its turn: under a random one the kept-line test is refused.  With
+ * counters the inclusion of the levels between L1 and this one comes
+ * first too: the fetched-code test needs them known to be exclusive,
+ * and a level whose sets came by strides decides it in the inclusion
+ * module, which would otherwise run after this one (an inclusive L3
+ * under an exclusive 24-way L2 stayed unknown for it). */
 static void inclusion_vote(struct amp_ctx *c, struct amp_level *lv)
 {
 	unsigned sets = 0, fewer = 0;
 
 	if (lv->method == AMP_METHOD_TIMING && lv->above->level == 1)
 		amp_run_module(c, &amp_module_replacement, lv->above);
+	for (int level = 2; lv->method == AMP_METHOD_COUNTERS && level < lv->level; level++)
+		for (struct amp_level *a = lv->above; a; a = a->above)
+			if (a->level == level)
+				amp_run_module(c, &amp_module_inclusion, a);
 	amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method != AMP_METHOD_TIMING)
 		return;

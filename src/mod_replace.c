@@ -1547,6 +1547,42 @@ static int fresh_design(struct amp_ctx *c, struct amp_level *lv, struct design *
 	return 0;
 }
 
+/* Counters, below L2: whether `push` pushers take a set line out of
+ * every level above, not only out of L1: a walk of one set line and
+ * the pushers then misses the level right above on each walk.  An
+ * exclusive pair's pushers are picked by L2's misses, and a line of
+ * L1's set alone passes for one of L2's set there (it takes one of
+ * L1's ways from a walk that fills the pair, mod_evset.c): such
+ * pushers leave the line in L2, where a retouch or probe just after
+ * its last use hits (a FIFO L3 under an exclusive 24-way L2 of a 32-way
+ * pair read no policy: its victim, retouched late, never reached L3). */
+static int pushers_clear_above(struct amp_ctx *c, const struct amp_level *lv, const struct design *d, int push,
+			       int *clear, char *err, size_t len)
+{
+	uint64_t walk[AMP_MAX_CONG + 1], n = (uint64_t)push + 1;
+	double rate;
+
+	walk[0] = lv->set_lines[0];
+	memcpy(walk + 1, lv->set_pushers, (size_t)push * sizeof *walk);
+	if (amp_offsets_rate_flushed(c, lv->above, walk, n, walk, n, amp_set_lines_region(lv, d->line, push),
+				     amp_set_frames(lv), &rate, err, len) < 0)
+		return -1;
+	*clear = rate * (double)n >= 0.5;
+	return 0;
+}
+
+/* Ways of the levels between L1 and lv that keep a line (not random):
+ * their own, without L1's. */
+static int ways_below_l1(const struct amp_level *lv)
+{
+	int most = 0;
+
+	for (const struct amp_level *a = lv->above; a && a->level > 1; a = a->above)
+		if (!amp_replaces_at_random(a) && a->assoc.value > most)
+			most = (int)a->assoc.value;
+	return most;
+}
+
 /* Rounds on the level's set lines (found_set_usable): no evictors; the
  * lines between two accesses of one must outnumber the ways above (of
  * a random level above: fresh lines of its set before each access). */
@@ -1583,6 +1619,21 @@ static int found_set_design(struct amp_ctx *c, struct amp_level *lv, struct desi
 		}
 		d->push = d->above;
 		d->above = 0;
+		if (up->level > 1 && !amp_replaces_at_random(up)) {
+			uint64_t before = c->accesses;
+			char why[AMP_REASON_LEN];
+			int clear;
+
+			if (pushers_clear_above(c, lv, d, d->push, &clear, why, sizeof why) < 0) {
+				amp_param_unknown(&lv->replacement, "%s", why);
+				return -1;
+			}
+			*cost += c->accesses - before;
+			/* Out of L1 only: the set's lines must pass the
+			 * ways below it between two uses of one. */
+			if (!clear)
+				d->above = ways_below_l1(lv);
+		}
 	}
 	return 0;
 }
