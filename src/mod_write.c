@@ -165,7 +165,8 @@ static _Thread_local struct amp_level stride_lv; /* too big for the stack */
 static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struct amp_level *set, char *why,
 		      size_t len)
 {
-	uint64_t way = (uint64_t)lv->way.value, push_way = 0, w = (uint64_t)lv->thrash_ways, want = 0;
+	uint64_t way = (uint64_t)lv->way.value, push_way = 0, w = (uint64_t)lv->thrash_ways, want = 0, above = 0;
+	int random_above = 0;
 
 	if (c->method != AMP_METHOD_COUNTERS || amp_strides_mislead(c, lv)) {
 		snprintf(why, len, "no set of it kept from its eviction sets");
@@ -177,11 +178,19 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 	}
 	if (spread_refused(lv, why, len))
 		return 0;
-	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (a->thrash_ways >= lv->thrash_ways) {
+	for (const struct amp_level *a = lv->above; a; a = a->above) {
+		if (a->thrash_ways >= lv->thrash_ways || amp_replaces_at_random(a)) {
 			push_way = (uint64_t)a->way.value > push_way ? (uint64_t)a->way.value : push_way;
 			want = (uint64_t)a->thrash_ways + 2 > want ? (uint64_t)a->thrash_ways + 2 : want;
 		}
+		above += (uint64_t)a->thrash_ways;
+		random_above |= amp_replaces_at_random(a);
+	}
+	/* Under a random level pushers that the levels above hold between
+	 * them hit there and push nothing out: twice as many as those hold
+	 * (with 32 walks, amp_set_pushed_plan). */
+	if (random_above && 2 * above + 2 > want)
+		want = 2 * above + 2;
 	*set = *lv;
 	set->nset_lines = 0;
 	for (uint64_t i = 0; i < 4 * w && i < AMP_SET_LINES_MAX; i++)
