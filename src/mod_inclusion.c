@@ -436,13 +436,12 @@ static int excl_evict(struct amp_ctx *c, struct amp_level *lv, unsigned v, int *
 		      char *err, size_t len)
 {
 	uint64_t base = (uint64_t)lv->line.value * (v % 64), t = (uint64_t)lv->thrash_ways;
-	const struct amp_level *up = lv->above;
+	uint64_t half_up = amp_param_conclusive(&lv->above->assoc) ? (uint64_t)lv->above->assoc.value / 2 : 0;
 	double rate;
 
-	for (const struct amp_level *a = up; a; a = a->above)
-		if (amp_replaces_at_random(a) && amp_param_conclusive(&up->assoc) && up->assoc.value >= 2 &&
-		    t > (uint64_t)up->assoc.value / 2 + 1) {
-			t -= (uint64_t)up->assoc.value / 2;
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (amp_replaces_at_random(a) && half_up && t > half_up + 1) {
+			t -= half_up;
 			break;
 		}
 	if (amp_cyclic_rate_ex(c, lv, base, HUGE_STRIDE, t, 1, HUGE_STRIDE, &rate, err, len) < 0)

@@ -187,10 +187,10 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 		random_above |= amp_replaces_at_random(a);
 	}
 	/* Under a random level pushers that the levels above hold between
-	 * them hit there and push nothing out: twice as many as those hold
-	 * (with 32 walks, amp_set_pushed_plan). */
+	 * them hit there and push nothing out: twice as many as those hold,
+	 * as many as a set keeps at most. */
 	if (random_above && 2 * above + 2 > want)
-		want = 2 * above + 2;
+		want = 2 * above + 2 < AMP_MAX_CONG ? 2 * above + 2 : AMP_MAX_CONG;
 	*set = *lv;
 	set->nset_lines = 0;
 	for (uint64_t i = 0; i < 4 * w && i < AMP_SET_LINES_MAX; i++)

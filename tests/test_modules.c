@@ -10,6 +10,7 @@
  * AMP_TEST_VERBOSE says more. */
 #include "config.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,126 +405,104 @@ static void test_evictors_overflow(void)
 	       runs);
 }
 
-/* An L3 found by eviction sets under an exclusive L2 whose sets came by
- * strides: its inclusion falls to the fetched-code test, which needs
- * L2 known to be exclusive, and L2's inclusion module ran after L3's
- * eviction sets (inclusive read unknown in every run; found with
- * AMP_TEST_MATRIX_SEED=7, h53).  NINE alongside: nothing reads
- * inclusive where it is not. */
-static void test_inclusion_under_strided_exclusive(void)
+/* One parameter of one level over seeds, where a matrix seed found it
+ * wrong or unknown.  Each row: the case, its hierarchy, its frames,
+ * seeds, the level and parameter, and the value it must read. */
+static const char *const yes_no[] = { "no", "yes" };
+
+static const struct seeded_row {
+	const char *what, *spec;
+	int scattered;
+	uint64_t seeds;
+	const char *level;
+	size_t field;
+	int64_t want;
+	const char *const *names;
+} seeded_rows[] = {
+	/* An L3 found by eviction sets under an exclusive L2 whose sets
+	 * came by strides: its inclusion falls to the fetched-code test,
+	 * which needs L2 known to be exclusive, and L2's inclusion module
+	 * ran after L3's eviction sets (inclusive read unknown in every
+	 * run; AMP_TEST_MATRIX_SEED=7, h53).  NINE alongside: nothing reads
+	 * inclusive where it is not. */
+	{ "inclusive 32-way L3 under an exclusive 24-way L2 (sets by strides)",
+	  "L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;"
+	  "L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
+	  "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate,inclusion=inclusive;DTLB:entries=8,assoc=8",
+	  1, 2, "L3", offsetof(struct amp_level, inclusion), AMP_INCL_INCLUSIVE, amp_inclusion_names },
+	{ "NINE 32-way L3 under an exclusive 24-way L2 (sets by strides)",
+	  "L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;"
+	  "L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
+	  "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate;DTLB:entries=8,assoc=8",
+	  1, 2, "L3", offsetof(struct amp_level, inclusion), AMP_INCL_NINE, amp_inclusion_names },
+	/* A 32-way L3 found with pushers under an exclusive pair of as
+	 * many ways (8-way L1d over a 24-way L2): the pushers picked by
+	 * L2's misses lie in L1's set only (one of them takes an L1 way
+	 * from a walk that fills the pair), so they leave a line in L2,
+	 * and the rounds must keep L2's ways between two uses of a line
+	 * (FIFO read no policy: its victim, retouched late, hit in L2;
+	 * AMP_TEST_MATRIX_SEED=13, h60). */
+	{ "FIFO 32-way L3 under an exclusive 8 + 24-way pair, pushers out of L1 only",
+	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
+	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
+	  "L3:size=2097152,assoc=32,line=16,policy=fifo;DTLB:entries=32,assoc=8",
+	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_FIFO, amp_policy_names },
+	{ "tree-PLRU 32-way L3 under that pair",
+	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
+	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
+	  "L3:size=2097152,assoc=32,line=16,policy=plru;DTLB:entries=32,assoc=8",
+	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_PLRU, amp_policy_names },
+	{ "LRU 32-way L3 under that pair",
+	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
+	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
+	  "L3:size=2097152,assoc=32,line=16,policy=lru;DTLB:entries=32,assoc=8",
+	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_LRU, amp_policy_names },
+	/* Write allocation on one set under a random L1d of fewer ways:
+	 * the set's lines alone (6 of them in 5 ways) stay there at random,
+	 * so the stride set takes pushers under a random level above too
+	 * (mod_write.c stride_set; "1.7 of 6 loads of its set's lines got
+	 * past L1d" before; AMP_TEST_MATRIX_SEED=19, h77). */
+	{ "6-way L2 not allocating under a random 5-way L1d, write allocation",
+	  "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
+	  "L2:size=24576,assoc=6,line=128,write=noallocate;DTLB:entries=16,assoc=1",
+	  1, 3, "L2", offsetof(struct amp_level, write_allocate), 0, yes_no },
+	{ "6-way L2 allocating under a random 5-way L1d, write allocation",
+	  "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
+	  "L2:size=24576,assoc=6,line=128,write=allocate;DTLB:entries=16,assoc=1",
+	  1, 3, "L2", offsetof(struct amp_level, write_allocate), 1, yes_no },
+};
+
+/* Each row's runs over seeds 1 to tap_seeds(seeds), the whole
+ * characterisation, must read its value; the others are named with what
+ * they read. */
+static void test_seeded_rows(void)
 {
-	static const char *const incl[] = { "inclusive", "nine" };
-	static const int want[] = { AMP_INCL_INCLUSIVE, AMP_INCL_NINE };
-
-	for (int i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof seeded_rows / sizeof seeded_rows[0]; i++) {
+		const struct seeded_row *r = &seeded_rows[i];
 		int exact = 0, runs = 0;
-		char spec[512];
 
-		snprintf(spec, sizeof spec,
-			 "L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;"
-			 "L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
-			 "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate,inclusion=%s;DTLB:entries=8,assoc=8",
-			 incl[i]);
-		for (uint64_t seed = 1; seed <= tap_seeds(2); seed++) {
-			struct sim_machine *m;
-			const struct amp_level *l3;
+		for (uint64_t seed = 1; seed <= tap_seeds(r->seeds); seed++) {
+			char err[512];
+			const struct amp_level *lv;
+			const struct amp_param *p;
 
 			runs++;
-			if (characterise_geometry_scattered(spec, seed, 3, 3, &m) < 0)
-				continue;
-			l3 = level("L3");
-			if (l3 && amp_param_conclusive(&l3->inclusion) && l3->inclusion.value == want[i])
-				exact++;
-			else
-				tap_diag("seed %llu: L3 inclusion %s", (unsigned long long)seed,
-					 l3 && l3->inclusion.known ? amp_inclusion_names[l3->inclusion.value] :
-					 l3 ? l3->inclusion.reason : "no L3");
-			sim_destroy(m);
-		}
-		tap_ok(exact == runs, "%s 32-way L3 under an exclusive 24-way L2 (sets by strides), scattered frames: exact in %d of %d",
-		       incl[i], exact, runs);
-	}
-}
-
-/* A 32-way L3 found with pushers under an exclusive pair of as many
- * ways (8-way L1d over a 24-way L2, contiguous frames): the pushers
- * picked by L2's misses lie in L1's set only (one of them takes an L1
- * way from a walk that fills the pair), so they leave a line in L2.
- * The rounds then keep L2's ways between two uses of a line (FIFO read
- * no policy: its victim, retouched late, hit in L2; found with
- * AMP_TEST_MATRIX_SEED=13, h60). */
-static void test_pushers_only_out_of_l1(void)
-{
-	static const char *const l3_policy[] = { "fifo", "plru", "lru" };
-	static const int want[] = { AMP_POLICY_FIFO, AMP_POLICY_PLRU, AMP_POLICY_LRU };
-
-	for (int i = 0; i < 3; i++) {
-		int exact = 0, runs = 0;
-		char spec[512];
-
-		snprintf(spec, sizeof spec,
-			 "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
-			 "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
-			 "L3:size=2097152,assoc=32,line=16,policy=%s;DTLB:entries=32,assoc=8",
-			 l3_policy[i]);
-		for (uint64_t seed = 1; seed <= tap_seeds(2); seed++) {
-			struct sim_machine *m;
-			const struct amp_level *l3;
-
-			runs++;
-			if (characterise(spec, 0, seed, 3, 3, &m) < 0)
-				continue;
-			l3 = level("L3");
-			if (l3 && amp_param_conclusive(&l3->replacement) && l3->replacement.value == want[i])
-				exact++;
-			else
-				tap_diag("seed %llu: L3 replacement %s", (unsigned long long)seed,
-					 l3 && l3->replacement.known ? amp_policy_names[l3->replacement.value] :
-					 l3 ? l3->replacement.reason : "no L3");
-			sim_destroy(m);
-		}
-		tap_ok(exact == runs, "%s 32-way L3 under an exclusive 8 + 24-way pair, pushers out of L1 only: exact in %d of %d",
-		       l3_policy[i], exact, runs);
-	}
-}
-
-/* Write allocation on one set under a random L1d of fewer ways: the
- * set's lines alone (6 of them in 5 ways) stay there at random, so the
- * stride set takes pushers under a random level above too (mod_write.c
- * stride_set); "1.7 of 6 loads of its set's lines got past L1d" before
- * (found with AMP_TEST_MATRIX_SEED=19, h77). */
-static void test_write_under_random_l1(void)
-{
-	for (int allocate = 0; allocate < 2; allocate++) {
-		int exact = 0, runs = 0;
-		char spec[512], err[512];
-
-		snprintf(spec, sizeof spec,
-			 "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
-			 "L2:size=24576,assoc=6,line=128,write=%s;DTLB:entries=16,assoc=1",
-			 allocate ? "allocate" : "noallocate");
-		for (uint64_t seed = 1; seed <= tap_seeds(3); seed++) {
-			struct sim_machine *m;
-			const struct amp_level *l2;
-
-			runs++;
-			if (mod_sim_run_pages(&ms, spec, 0, seed, 3, 3, NULL, NULL, 1, err, sizeof err) < 0) {
-				tap_diag("%s: %s", spec, err);
+			if (mod_sim_run_pages(&ms, r->spec, 0, seed, 3, 3, NULL, NULL, r->scattered, err, sizeof err) < 0) {
+				tap_diag("%s: %s", r->spec, err);
 				mod_sim_free(&ms);
 				continue;
 			}
-			m = ms.sim;
-			l2 = level("L2");
-			if (l2 && amp_param_conclusive(&l2->write_allocate) && l2->write_allocate.value == allocate)
+			lv = level(r->level);
+			p = lv ? (const struct amp_param *)((const char *)lv + r->field) : NULL;
+			if (p && amp_param_conclusive(p) && p->value == r->want)
 				exact++;
 			else
-				tap_diag("seed %llu: L2 write allocation %s", (unsigned long long)seed,
-					 l2 && l2->write_allocate.known ? (l2->write_allocate.value ? "yes" : "no") :
-					 l2 ? l2->write_allocate.reason : "no L2");
-			sim_destroy(m);
+				tap_diag("seed %llu: %s reads %s", (unsigned long long)seed, r->level,
+					 !p ? "nothing (no such level)" : p->known ? r->names[p->value] : p->reason);
+			sim_destroy(ms.sim);
 		}
-		tap_ok(exact == runs, "6-way L2 %s under a random 5-way L1d, scattered frames: write allocation exact in %d of %d",
-		       allocate ? "allocating" : "not allocating", exact, runs);
+		tap_ok(exact == runs, "%s, %s frames: exact in %d of %d", r->what, r->scattered ? "scattered" : "contiguous",
+		       exact, runs);
 	}
 }
 
@@ -2318,9 +2297,7 @@ int main(void)
 		tap_run(test_scattered_awkward());
 		tap_run(test_scattered_exclusive_l3());
 		tap_run(test_evictors_overflow());
-		tap_run(test_inclusion_under_strided_exclusive());
-		tap_run(test_pushers_only_out_of_l1());
-		tap_run(test_write_under_random_l1());
+		tap_run(test_seeded_rows());
 		tap_run(test_fit_under_random_l2());
 		tap_run(test_few_way_pushers());
 		tap_run(test_stride_traps());
