@@ -2562,6 +2562,16 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above)
 	return 2 * plain >= 2 * ways + above;
 }
 
+/* The inclusion of a and the levels above it down to L2, the highest
+ * first (amp_run_module runs each once). */
+static void inclusion_from_l2(struct amp_ctx *c, struct amp_level *a)
+{
+	if (!a || a->level < 2)
+		return;
+	inclusion_from_l2(c, a->above);
+	amp_run_module(c, &amp_module_inclusion, a);
+}
+
 /* The inclusion votes.  By timing L1's replacement comes first, ahead
  * of its turn: under a random one the kept-line test is refused.  With
  * counters the inclusion of the levels between L1 and this one comes
@@ -2575,10 +2585,8 @@ static void inclusion_vote(struct amp_ctx *c, struct amp_level *lv)
 
 	if (lv->method == AMP_METHOD_TIMING && lv->above->level == 1)
 		amp_run_module(c, &amp_module_replacement, lv->above);
-	for (int level = 2; lv->method == AMP_METHOD_COUNTERS && level < lv->level; level++)
-		for (struct amp_level *a = lv->above; a; a = a->above)
-			if (a->level == level)
-				amp_run_module(c, &amp_module_inclusion, a);
+	if (lv->method == AMP_METHOD_COUNTERS)
+		inclusion_from_l2(c, lv->above);
 	amp_vote(c, lv, target_inclusion_vote, &lv->inclusion);
 	if (lv->method != AMP_METHOD_TIMING)
 		return;

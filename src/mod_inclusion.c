@@ -439,11 +439,8 @@ static int excl_evict(struct amp_ctx *c, struct amp_level *lv, unsigned v, int *
 	uint64_t half_up = amp_param_conclusive(&lv->above->assoc) ? (uint64_t)lv->above->assoc.value / 2 : 0;
 	double rate;
 
-	for (const struct amp_level *a = lv->above; a; a = a->above)
-		if (amp_replaces_at_random(a) && half_up && t > half_up + 1) {
-			t -= half_up;
-			break;
-		}
+	if (amp_evictors_fresh(lv) && half_up && t > half_up + 1) /* some level above is random */
+		t -= half_up;
 	if (amp_cyclic_rate_ex(c, lv, base, HUGE_STRIDE, t, 1, HUGE_STRIDE, &rate, err, len) < 0)
 		return -1;
 	*yes = amp_thrashes(lv, rate);

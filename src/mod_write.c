@@ -166,7 +166,6 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 		      size_t len)
 {
 	uint64_t way = (uint64_t)lv->way.value, push_way = 0, w = (uint64_t)lv->thrash_ways, want = 0, above = 0;
-	int random_above = 0;
 
 	if (c->method != AMP_METHOD_COUNTERS || amp_strides_mislead(c, lv)) {
 		snprintf(why, len, "no set of it kept from its eviction sets");
@@ -184,12 +183,11 @@ static int stride_set(const struct amp_ctx *c, const struct amp_level *lv, struc
 			want = (uint64_t)a->thrash_ways + 2 > want ? (uint64_t)a->thrash_ways + 2 : want;
 		}
 		above += (uint64_t)a->thrash_ways;
-		random_above |= amp_replaces_at_random(a);
 	}
-	/* Under a random level pushers that the levels above hold between
-	 * them hit there and push nothing out: twice as many as those hold,
-	 * as many as a set keeps at most. */
-	if (random_above && 2 * above + 2 > want)
+	/* Under a random level (amp_evictors_fresh) pushers that the levels
+	 * above hold between them hit there and push nothing out: twice as
+	 * many as those hold, as many as a set keeps at most. */
+	if (amp_evictors_fresh(lv) && 2 * above + 2 > want)
 		want = 2 * above + 2 < AMP_MAX_CONG ? 2 * above + 2 : AMP_MAX_CONG;
 	*set = *lv;
 	set->nset_lines = 0;

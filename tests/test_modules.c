@@ -410,6 +410,15 @@ static void test_evictors_overflow(void)
  * seeds, the level and parameter, and the value it must read. */
 static const char *const yes_no[] = { "no", "yes" };
 
+/* The levels above the rows' tested ones. */
+#define UNDER_EXCLUSIVE_24 \
+	"L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;" \
+	"L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
+#define UNDER_PAIR_8_24 \
+	"L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;" \
+	"L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
+#define UNDER_RANDOM_5 "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
+
 static const struct seeded_row {
 	const char *what, *spec;
 	int scattered;
@@ -426,14 +435,11 @@ static const struct seeded_row {
 	 * run; AMP_TEST_MATRIX_SEED=7, h53).  NINE alongside: nothing reads
 	 * inclusive where it is not. */
 	{ "inclusive 32-way L3 under an exclusive 24-way L2 (sets by strides)",
-	  "L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;"
-	  "L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
-	  "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate,inclusion=inclusive;DTLB:entries=8,assoc=8",
+	  UNDER_EXCLUSIVE_24 "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate,inclusion=inclusive;"
+			     "DTLB:entries=8,assoc=8",
 	  1, 2, "L3", offsetof(struct amp_level, inclusion), AMP_INCL_INCLUSIVE, amp_inclusion_names },
 	{ "NINE 32-way L3 under an exclusive 24-way L2 (sets by strides)",
-	  "L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;"
-	  "L2:size=24576,assoc=24,line=16,inclusion=exclusive;"
-	  "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate;DTLB:entries=8,assoc=8",
+	  UNDER_EXCLUSIVE_24 "L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate;DTLB:entries=8,assoc=8",
 	  1, 2, "L3", offsetof(struct amp_level, inclusion), AMP_INCL_NINE, amp_inclusion_names },
 	/* A 32-way L3 found with pushers under an exclusive pair of as
 	 * many ways (8-way L1d over a 24-way L2): the pushers picked by
@@ -443,19 +449,13 @@ static const struct seeded_row {
 	 * (FIFO read no policy: its victim, retouched late, hit in L2;
 	 * AMP_TEST_MATRIX_SEED=13, h60). */
 	{ "FIFO 32-way L3 under an exclusive 8 + 24-way pair, pushers out of L1 only",
-	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
-	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
-	  "L3:size=2097152,assoc=32,line=16,policy=fifo;DTLB:entries=32,assoc=8",
+	  UNDER_PAIR_8_24 "L3:size=2097152,assoc=32,line=16,policy=fifo;DTLB:entries=32,assoc=8",
 	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_FIFO, amp_policy_names },
 	{ "tree-PLRU 32-way L3 under that pair",
-	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
-	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
-	  "L3:size=2097152,assoc=32,line=16,policy=plru;DTLB:entries=32,assoc=8",
+	  UNDER_PAIR_8_24 "L3:size=2097152,assoc=32,line=16,policy=plru;DTLB:entries=32,assoc=8",
 	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_PLRU, amp_policy_names },
 	{ "LRU 32-way L3 under that pair",
-	  "L1d:size=4096,assoc=8,line=16,policy=plru;L1i:size=4096,assoc=8,line=16,policy=plru;"
-	  "L2:size=786432,assoc=24,line=16,policy=fifo,inclusion=exclusive;"
-	  "L3:size=2097152,assoc=32,line=16,policy=lru;DTLB:entries=32,assoc=8",
+	  UNDER_PAIR_8_24 "L3:size=2097152,assoc=32,line=16,policy=lru;DTLB:entries=32,assoc=8",
 	  0, 2, "L3", offsetof(struct amp_level, replacement), AMP_POLICY_LRU, amp_policy_names },
 	/* Write allocation on one set under a random L1d of fewer ways:
 	 * the set's lines alone (6 of them in 5 ways) stay there at random,
@@ -463,12 +463,10 @@ static const struct seeded_row {
 	 * (mod_write.c stride_set; "1.7 of 6 loads of its set's lines got
 	 * past L1d" before; AMP_TEST_MATRIX_SEED=19, h77). */
 	{ "6-way L2 not allocating under a random 5-way L1d, write allocation",
-	  "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
-	  "L2:size=24576,assoc=6,line=128,write=noallocate;DTLB:entries=16,assoc=1",
+	  UNDER_RANDOM_5 "L2:size=24576,assoc=6,line=128,write=noallocate;DTLB:entries=16,assoc=1",
 	  1, 3, "L2", offsetof(struct amp_level, write_allocate), 0, yes_no },
 	{ "6-way L2 allocating under a random 5-way L1d, write allocation",
-	  "L1d:size=10240,assoc=5,line=128,policy=random;L1i:size=10240,assoc=5,line=128,policy=random;"
-	  "L2:size=24576,assoc=6,line=128,write=allocate;DTLB:entries=16,assoc=1",
+	  UNDER_RANDOM_5 "L2:size=24576,assoc=6,line=128,write=allocate;DTLB:entries=16,assoc=1",
 	  1, 3, "L2", offsetof(struct amp_level, write_allocate), 1, yes_no },
 };
 
