@@ -2231,6 +2231,28 @@ static void test_vote_more(void)
 	tap_ok(rc == 1 && p.inconclusive && table_taken == 7 && strstr(p.reason, "1 of 8 measurements voted 8, 6 failed, 1 not taken"),
 	       "votes: 1 of 7 taken agree, 6 failed: the last not taken (%s)", p.reason);
 
+	/* Three votes, as the test matrices cast: one that ended among two
+	 * failures is no majority; two of three are. */
+	static const int64_t lone[] = { 0, 33, 0 }, two_of_three[] = { 32, 0, 32 }, failed_first[] = { 0, 0, 32 };
+
+	c.votes = 3;
+	table_votes = lone;
+	table_taken = 0;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 1 && p.inconclusive && p.value == 33 && table_taken == 3 &&
+		       strstr(p.reason, "too few votes: 1 of 3 measurements voted 33, 2 failed"),
+	       "votes: 1 of 3 agree, 2 failed: too few to decide (%s)", p.reason);
+	table_votes = two_of_three;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == 0 && amp_param_conclusive(&p) && p.value == 32 && p.failed == 1,
+	       "votes: 2 of 3 agree, 1 failed: 32 (%s)", p.reason);
+	table_votes = failed_first;
+	table_taken = 0;
+	rc = amp_vote(&c, &lv, table_vote, &p);
+	tap_ok(rc == -1 && !p.known && table_taken == 2 && strstr(p.reason, "search 0 lost its set"),
+	       "votes: 2 of 3 failed, the last not taken (%u taken): unknown (%s)", table_taken, p.reason);
+	c.votes = 8;
+
 	/* Rounds doubling to 32 votes, as mod_evset.c's L2 ways: failures
 	 * in bursts, 2 votes in the first 8, 2 in the next, 5 in the last
 	 * 16.  Counted toward 32 every round takes all it could use. */
