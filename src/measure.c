@@ -462,8 +462,8 @@ int amp_evictors_usable(const struct amp_level *lv)
  * level above keep their old order there and hit in a walk that
  * should miss (25 lines 64 KiB apart in a 24-way LRU L2 under a 20-way
  * FIFO L1d, after the same walk 32 KiB apart: 0.49 a line, not 1). */
-static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p, int seq,
-			uint64_t n, double *rate, char *err, size_t len)
+static int count_cyclic_warmed(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p, int seq,
+			       uint64_t n, unsigned warm, double *rate, char *err, size_t len)
 {
 	unsigned walks = (unsigned)((MIN_MEASURED_ACCESSES + n - 1) / n);
 	enum amp_op op = amp_level_op(lv);
@@ -476,7 +476,7 @@ static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct am
 		return -1;
 	}
 	amp_plan_add_pass(p, seq, AMP_OP_FLUSH, 1, 0);
-	amp_plan_add_pass(p, seq, op, 2, 0);
+	amp_plan_add_pass(p, seq, op, warm, 0);
 	amp_plan_add_pass(p, seq, op, walks, 1);
 	rc = amp_count(c, p, lv->ev, &misses, err, len);
 	amp_plan_free(p);
@@ -484,6 +484,14 @@ static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct am
 		return -1;
 	*rate = misses / (double)(n * walks);
 	return 0;
+}
+
+/* Two walks warm the caches: enough where lines of walks before leave
+ * an LRU or FIFO set within one (a random one: amp_offsets_rate_settled). */
+static int count_cyclic(struct amp_ctx *c, const struct amp_level *lv, struct amp_plan *p, int seq,
+			uint64_t n, double *rate, char *err, size_t len)
+{
+	return count_cyclic_warmed(c, lv, p, seq, n, 2, rate, err, len);
 }
 
 /* Counters, where evictors would overflow this level's other sets: the
@@ -620,6 +628,13 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
 			     const struct amp_arena *a, double *rate, char *err, size_t len)
 {
+	return amp_offsets_rate_settled(c, lv, off, n, flush, nflush, region, a, 2, rate, err, len);
+}
+
+int amp_offsets_rate_settled(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
+			     const struct amp_arena *a, unsigned warm, double *rate, char *err, size_t len)
+{
 	struct amp_plan p;
 	int seq;
 
@@ -641,7 +656,7 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 		}
 	}
 	seq = amp_plan_add_seq(&p, off, (size_t)n);
-	return count_cyclic(c, lv, &p, seq, n, rate, err, len);
+	return count_cyclic_warmed(c, lv, &p, seq, n, warm, rate, err, len);
 }
 
 /* The walk, and its rate to the observers. */

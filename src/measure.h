@@ -230,6 +230,13 @@ int amp_offsets_rate_flushed(struct amp_ctx *c, const struct amp_level *lv, cons
 			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
 			     const struct amp_arena *a, double *rate, char *err, size_t len);
 
+/* The same after `warm` walks uncounted (amp_offsets_rate_flushed: 2):
+ * lines of walks before that were not flushed leave a random set only
+ * as its victims, one in ways at a time. */
+int amp_offsets_rate_settled(struct amp_ctx *c, const struct amp_level *lv, const uint64_t *off,
+			     uint64_t n, const uint64_t *flush, uint64_t nflush, uint64_t region,
+			     const struct amp_arena *a, unsigned warm, double *rate, char *err, size_t len);
+
 /* The same, optionally with lines between the test accesses that evict
  * each test line from the level above (so a level above with more ways
  * cannot hide this one); the evictors live beyond the test lines, at
