@@ -455,11 +455,21 @@ static int characterise_cpu(const struct amp_config *cfg, const struct amp_host 
 	return status;
 }
 
+/* Exit status 1 (amp(1)): a parameter whose votes split, or one marked
+ * inconclusive with too few votes (a lone 33 among failed searches). */
 static int inconclusive(const struct amp_ctx *c)
 {
-	for (int i = 0; i < c->nlv; i++)
-		if (c->lv[i].selected && c->lv[i].measurable && amp_level_confidence(&c->lv[i]) < 0.5)
+	for (int i = 0; i < c->nlv; i++) {
+		const struct amp_level *lv = &c->lv[i];
+
+		if (!lv->selected || !lv->measurable)
+			continue;
+		if (amp_level_confidence(lv) < 0.5)
 			return 1;
+		for (int k = 0; k < AMP_NPARAMS; k++)
+			if (amp_level_param(lv, k)->known && amp_level_param(lv, k)->inconclusive)
+				return 1;
+	}
 	return 0;
 }
 

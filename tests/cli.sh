@@ -66,6 +66,14 @@ expect_status 0 "--list-events on a preset"
 echo "$out" | sed -n '/^sim/,$p' | grep -q 'DTLB_MISS *absent.*N/C'
 ok $? "pii-233's DTLB has no counter (N/C), as in the AMP table"
 
+# Inconclusive is exit status 1, with too few votes as with split ones:
+# one eviction-set search that ended (reading 56 ways) among two that
+# failed, at 3 votes.
+run --sim="L1d:size=3072,assoc=6,line=16,policy=random;L1i:size=3072,assoc=6,line=16,policy=random;L2:size=24576,assoc=24,line=16,inclusion=exclusive;L3:size=524288,assoc=32,line=16,policy=fifo,write=noallocate,inclusion=exclusive;DTLB:entries=8,assoc=8" \
+	--sim-pages=random --counters --seed=2 --reps=3 --votes=3
+expect_status 1 "an associativity left at too few votes"
+has "$out" "too few votes: 1 of 3" "the report says why"
+
 # Presets.
 run --list-presets
 expect_status 0 "--list-presets"
