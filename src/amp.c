@@ -459,17 +459,13 @@ static int characterise_cpu(const struct amp_config *cfg, const struct amp_host 
  * inconclusive with too few votes (a lone 33 among failed searches). */
 static int inconclusive(const struct amp_ctx *c)
 {
-	for (int i = 0; i < c->nlv; i++) {
-		const struct amp_level *lv = &c->lv[i];
+	for (int i = 0; i < c->nlv; i++)
+		for (int k = 0; c->lv[i].selected && c->lv[i].measurable && k < AMP_NPARAMS; k++) {
+			const struct amp_param *p = amp_level_param(&c->lv[i], k);
 
-		if (!lv->selected || !lv->measurable)
-			continue;
-		if (amp_level_confidence(lv) < 0.5)
-			return 1;
-		for (int k = 0; k < AMP_NPARAMS; k++)
-			if (amp_level_param(lv, k)->known && amp_level_param(lv, k)->inconclusive)
+			if (p->known && (p->inconclusive || p->confidence < 0.5))
 				return 1;
-	}
+		}
 	return 0;
 }
 

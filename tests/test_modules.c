@@ -497,7 +497,7 @@ static void test_seeded_rows(void)
 			else
 				tap_diag("seed %llu: %s reads %s", (unsigned long long)seed, r->level,
 					 !p ? "nothing (no such level)" : p->known ? r->names[p->value] : p->reason);
-			sim_destroy(ms.sim);
+			mod_sim_free(&ms);
 		}
 		tap_ok(exact == runs, "%s, %s frames: exact in %d of %d", r->what, r->scattered ? "scattered" : "contiguous",
 		       exact, runs);
