@@ -1905,8 +1905,9 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 #define INCL_PASSES 4
 #define INCL_CANDIDATES 8
 
+#define INCL_CHAIN_MAX (8 * AMP_MAX_CONG)
 struct incl_test {
-	uint64_t chain[4 * AMP_MAX_CONG], nchain; /* set lines and pushers, K before each */
+	uint64_t chain[INCL_CHAIN_MAX], nchain; /* set lines and pushers, K before each */
 	uint64_t warm, reload;
 	enum amp_op op;  /* the walk's: chased by timing, touched with counters */
 };
@@ -1918,12 +1919,63 @@ struct incl_flush {
 	uint64_t line[2 * AMP_MAX_CONG], n;
 };
 
+/* Counters, a third level under an inclusive second (seed 19's h1 in
+ * the policy matrix: a 24-way L3 under a 16-way LRU L2 under a random
+ * L1d): the walk of the target's set here also overflows its set in the
+ * level between, and K's touches that hit L1 never tell that level K is
+ * in use: it lets K go, takes it from L1 too, and K's next touch
+ * misses there whatever this level does.  Evictors, pool lines of K's
+ * L1 set out of the walk, touched before K every `step` lines of the
+ * walk, take K out of L1 so that each touch reaches the level between
+ * and keeps it there. */
+#define INCL_EVICTORS_MAX 64
+struct incl_evictors {
+	uint64_t line[INCL_EVICTORS_MAX], n;
+	uint64_t step, want;
+};
+
+static void incl_evict(const struct incl_evictors *ev, struct incl_test *t)
+{
+	for (uint64_t j = 0; j < ev->n; j++)
+		t->chain[t->nchain++] = ev->line[j];
+}
+
+/* Candidates for evictors of a third level, from the end of the pool,
+ * none in the set, a pusher, a known joiner or the control: 2 wanted per
+ * way of L1 (4 where it replaces at random), K touched every quarter of
+ * the level between's ways.  0 where they do not apply or the chain has
+ * no room. */
+static int incl_evictors_find(const struct amp_level *lv, const struct evset *e, uint64_t other,
+			      struct incl_evictors *ev)
+{
+	const struct amp_level *up = lv->above, *top = up->above;
+	uint64_t walk = e->nset - 1 + e->npush;
+
+	if (!top || top->above || !top->assoc.known || up->thrash_ways < 4)
+		return 0;
+	ev->n = 0;
+	ev->step = (uint64_t)up->thrash_ways / 4;
+	ev->want = (uint64_t)top->assoc.value * (amp_replaces_at_random(top) ? 4 : 2);
+	for (uint64_t i = e->npool; i-- > e->nbase && ev->n < INCL_EVICTORS_MAX;) {
+		uint64_t x = e->pool[i];
+
+		if (!in_set(e, x) && x != other && !amp_contains(e->push, e->npush, x) &&
+		    !amp_contains(e->join, e->njoin, x))
+			ev->line[ev->n++] = x;
+	}
+	return ev->want < ev->n && walk + (walk + ev->step - 1) / ev->step * (ev->want + 1) <= INCL_CHAIN_MAX;
+}
+
 /* The walk of the set's ways lines at `word`, with K touched before
  * every `every` of them (every 0: no K).  With counters the walk is
  * touched, not chased (its order still holds on the simulated machine,
- * and a count needs no chain), so K's touches may repeat a word. */
+ * and a count needs no chain), so K's touches may repeat a word.  With
+ * evictors (counters; ev NULL: none) the pushers and the set's lines
+ * are one walk, with the evictors and then K before every ev->step of
+ * them (the evictors alone where there is no K). */
 static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
-		       uint64_t keep, unsigned word, unsigned every, struct incl_test *t)
+		       uint64_t keep, unsigned word, unsigned every, const struct incl_evictors *ev,
+		       struct incl_test *t)
 {
 	int counted = lv->method == AMP_METHOD_COUNTERS;
 	/* By timing each touch of K takes a word of its own: no room for
@@ -1935,6 +1987,19 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 		push_every++;
 	t->op = counted ? AMP_OP_TOUCH : AMP_OP_LOAD;
 	t->nchain = 0;
+	t->warm = keep ^ (c->page / 2);
+	t->reload = keep;
+	if (ev && counted) {
+		for (uint64_t i = 0; i < npush + ways; i++) {
+			if (i % ev->step == 0) {
+				incl_evict(ev, t);
+				if (every)
+					t->chain[t->nchain++] = keep;
+			}
+			t->chain[t->nchain++] = i < npush ? e->push[i] : e->set[1 + i - npush] + 8 * word;
+		}
+		return;
+	}
 	/* Pushers (counters only) first, K touched before every log2(L1's
 	 * ways) of them (a line touched that recently stays in L1 under
 	 * lru and tree plru alike).  A touch of K that noise made miss L1
@@ -1950,7 +2015,6 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 			t->chain[t->nchain++] = keep + (t->op == AMP_OP_TOUCH ? 0 : 8 * (i / every));
 		t->chain[t->nchain++] = e->set[1 + i] + 8 * word;
 	}
-	t->warm = keep ^ (c->page / 2);
 	t->reload = every && t->op == AMP_OP_LOAD ? keep + 8 * ((ways + every - 1) / every) : keep;
 }
 
@@ -2047,6 +2111,86 @@ oom:
 	return -1;
 }
 
+#define INCL_EVICTOR_GROUP 8
+
+/* Misses in the level between ([0]) and here ([1]) of the set's ways
+ * lines walked with m candidate evictors after them, once a pass.  Two
+ * passes prime it: the set's lines overflow their set between at once,
+ * and a joiner here overflows its set by one from the first pass. */
+#define EVICTORS_PRIME 2
+static int evictors_walk(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *line,
+			 uint64_t m, double miss[2], char *err, size_t len)
+{
+	uint64_t chain[AMP_MAX_CONG + INCL_EVICTOR_GROUP], ways = e->nset - 1;
+	struct amp_plan p;
+	int w, rc;
+
+	memcpy(chain, e->set + 1, ways * sizeof *chain);
+	if (m)
+		memcpy(chain + ways, line, m * sizeof *chain);
+	amp_plan_init(&p, "inclusion, evictors", e->region);
+	p.arena = amp_set_frames(lv);
+	w = amp_plan_add_seq(&p, chain, (size_t)(ways + m));
+	if (w < 0) {
+		amp_plan_free(&p);
+		snprintf(err, len, "out of memory for an inclusion test");
+		return -1;
+	}
+	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, EVICTORS_PRIME, 0);
+	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, INCL_PASSES, 1);
+	rc = amp_count(c, &p, lv->above->ev, &miss[0], err, len) < 0 || amp_count(c, &p, lv->ev, &miss[1], err, len) < 0;
+	amp_plan_free(&p);
+	return rc ? -1 : 0;
+}
+
+/* Whether any of m candidates joins the target's set between or here:
+ * beyond the set's own misses (base), half a miss a pass or more. */
+static int evictors_join(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *line,
+			 uint64_t m, const double base[2], int *joins, char *err, size_t len)
+{
+	double miss[2];
+
+	if (evictors_walk(c, lv, e, line, m, miss, err, len) < 0)
+		return -1;
+	*joins = miss[0] - base[0] >= INCL_PASSES / 2.0 || miss[1] - base[1] >= INCL_PASSES / 2.0;
+	return 0;
+}
+
+/* Keeps the first ev->want candidates out of the target's set in the
+ * level between and here.  Walked once a pass after the set's lines, one
+ * in the set between misses there every pass (the set's lines overflow
+ * it), and one in the set here overflows it; as an evictor either would
+ * thrash K's set beside K.  (The pool's L1 set may hold few colours of
+ * the level between: 1 line in 4 joined it on the simulated machine.)
+ * Tested in groups of INCL_EVICTOR_GROUP, the lines of a group that
+ * joins one by one.  0 (ev->n may then be too few), or -1 with err. */
+static int incl_evictors_out_of_set(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+				    struct incl_evictors *ev, char *err, size_t len)
+{
+	uint64_t kept = 0;
+	double base[2];
+	int joins;
+
+	if (evictors_walk(c, lv, e, NULL, 0, base, err, len) < 0)
+		return -1;
+	for (uint64_t i = 0; i < ev->n && kept < ev->want; i += INCL_EVICTOR_GROUP) {
+		uint64_t m = ev->n - i < INCL_EVICTOR_GROUP ? ev->n - i : INCL_EVICTOR_GROUP;
+
+		if (evictors_join(c, lv, e, ev->line + i, m, base, &joins, err, len) < 0)
+			return -1;
+		for (uint64_t j = i; j < i + m && kept < ev->want; j++) {
+			int one = 0;
+
+			if (joins && evictors_join(c, lv, e, ev->line + j, 1, base, &one, err, len) < 0)
+				return -1;
+			if (!one)
+				ev->line[kept++] = ev->line[j];
+		}
+	}
+	ev->n = kept;
+	return 0;
+}
+
 /* Counters: whether the control's line stayed in the level above
  * through its walk: its misses no more than the walk alone has, give or
  * take half a miss per pass (its touches would add one each).  Below L2
@@ -2056,7 +2200,7 @@ oom:
  * its set here never overflows while the walk still overflows its set
  * above (where the set has lines enough). */
 static int control_kept(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
-			struct incl_test *y, int *kept, char *err, size_t len)
+			struct incl_test *y, const struct incl_evictors *ev, int *kept, char *err, size_t len)
 {
 	struct incl_test walk, own;
 	struct evset fewer = *e;
@@ -2064,14 +2208,50 @@ static int control_kept(struct amp_ctx *c, const struct amp_level *lv, const str
 
 	if (lv->above->above && e->nset - 2 > (uint64_t)lv->above->thrash_ways) {
 		fewer.nset--;
-		incl_chain(c, lv, &fewer, e->set[0], 0, 1, &own);
+		incl_chain(c, lv, &fewer, e->set[0], 0, 1, ev, &own);
 		y = &own;
 	}
-	incl_chain(c, lv, &fewer, 0, 1, 0, &walk);
+	incl_chain(c, lv, &fewer, 0, 1, 0, ev, &walk);
 	if (incl_count(c, lv, &fewer, y, NULL, lv->above->ev, &with, err, len) < 0 ||
 	    incl_count(c, lv, &fewer, &walk, NULL, lv->above->ev, &without, err, len) < 0)
 		return -1;
 	*kept = with - without < INCL_PASSES / 2.0;
+	return 0;
+}
+
+/* Counters: the kept target's walk x and the control's y, K touched
+ * before every line, and whether the level above kept the control's K
+ * through its walk.  Two ways to keep it: in L1, its touches hitting
+ * there, or (a third level) in the level between, evictors taking it
+ * out of L1 before each touch.  Under a random L1 the first loses K
+ * now and then, and each loss costs this level's set a round of misses
+ * (a NINE L3 read inclusive on the simulated machine): the evictors go
+ * first there; elsewhere they are the second try. */
+static int incl_keep(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, uint64_t other,
+		     struct incl_test *x, struct incl_test *y, int *kept, char *err, size_t len)
+{
+	const struct amp_level *top = amp_level_top(lv);
+	struct incl_evictors ev;
+	int evict_first = amp_replaces_at_random(top);
+
+	for (int pass = 0; pass < 2; pass++) {
+		const struct incl_evictors *with = (pass == 0) == evict_first ? &ev : NULL;
+
+		if (with) {
+			if (!incl_evictors_find(lv, e, other, &ev))
+				continue;
+			if (incl_evictors_out_of_set(c, lv, e, &ev, err, len) < 0)
+				return -1;
+			if (ev.n < ev.want)
+				continue;
+		}
+		incl_chain(c, lv, e, e->set[0], 0, 1, with, x);
+		incl_chain(c, lv, e, other, 1, 1, with, y);
+		if (control_kept(c, lv, e, y, with, kept, err, len) < 0)
+			return -1;
+		if (*kept)
+			return 0;
+	}
 	return 0;
 }
 
@@ -2503,15 +2683,16 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 	}
 	if (incl_control(c, lv, e, &other, err, len) < 0)
 		return -1;
-	incl_chain(c, lv, e, e->set[0], 0, (unsigned)every, &x);
-	incl_chain(c, lv, e, other, 1, (unsigned)every, &y);
 	if (lv->method == AMP_METHOD_COUNTERS) {
-		if (control_kept(c, lv, e, &y, &kept, err, len) < 0)
+		if (incl_keep(c, lv, e, other, &x, &y, &kept, err, len) < 0)
 			return -1;
 		if (!kept)
 			return kept_otherwise(c, lv, e, value,
 					      "did not keep a line touched before every miss there (FIFO or tree PLRU?)", err,
 					      len);
+	} else {
+		incl_chain(c, lv, e, e->set[0], 0, (unsigned)every, NULL, &x);
+		incl_chain(c, lv, e, other, 1, (unsigned)every, NULL, &y);
 	}
 	/* The flush: with counters the set's lines and the pushers; by
 	 * timing lines from the end of the pool (none in the target's set). */

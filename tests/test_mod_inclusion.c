@@ -247,6 +247,18 @@ static void test_stand_ins(double noise)
 	CHECK("direct-mapped L2, NINE L3 of twice its line, scattered frames", DM_L2 "L3:size=2M,assoc=4,line=128,policy=fifo",
 	      noise, { "L3", NINE, 4, 2 * M, 2 * M });
 #undef DM_L2
+	/* Seed 19's h1 in the policy matrix, smaller: the L3 set's lines
+	 * overflow their L2 set too, and touches of the kept line that hit
+	 * the random L1d leave the inclusive L2 to let it go (L1 with it);
+	 * evictors take it out of L1 before each touch.  Unknown before
+	 * (and one NINE vote of three read inclusive). */
+#define RANDOM_L1_INCL_L2 "L1d:size=4K,assoc=8,line=64,policy=random;L1i:size=4K,assoc=8,line=64,policy=random;" \
+			  "L2:size=128K,assoc=8,line=64,inclusion=inclusive;"
+	CHECK("random L1d, inclusive L2, inclusive L3, scattered frames",
+	      RANDOM_L1_INCL_L2 "L3:size=2M,assoc=16,line=64,inclusion=inclusive", noise, { "L3", INCL, 16, 2 * M, 2 * M });
+	CHECK("random L1d, inclusive L2, NINE L3, scattered frames", RANDOM_L1_INCL_L2 "L3:size=2M,assoc=16,line=64",
+	      noise, { "L3", NINE, 16, 2 * M, 2 * M });
+#undef RANDOM_L1_INCL_L2
 	scattered_frames = 0;
 }
 
