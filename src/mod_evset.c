@@ -1928,7 +1928,7 @@ struct incl_flush {
  * L1 set out of the walk, touched before K every `step` lines of the
  * walk, take K out of L1 so that each touch reaches the level between
  * and keeps it there. */
-#define INCL_EVICTORS_MAX 64
+#define INCL_EVICTORS_MAX AMP_SET_LINES_MAX
 struct incl_evictors {
 	uint64_t line[INCL_EVICTORS_MAX], n;
 	uint64_t step, want;
@@ -1945,8 +1945,8 @@ static void incl_evict(const struct incl_evictors *ev, struct incl_test *t)
  * way of L1 (4 where it replaces at random), K touched every quarter of
  * the level between's ways.  0 where they do not apply or the chain has
  * no room. */
-static int incl_evictors_find(const struct amp_level *lv, const struct evset *e, uint64_t other,
-			      struct incl_evictors *ev)
+static int incl_evictors_find(const struct amp_ctx *c, const struct amp_level *lv, const struct evset *e,
+			      uint64_t other, struct incl_evictors *ev)
 {
 	const struct amp_level *up = lv->above, *top = up->above;
 	uint64_t walk = e->nset - 1 + e->npush;
@@ -1956,6 +1956,19 @@ static int incl_evictors_find(const struct amp_level *lv, const struct evset *e,
 	ev->n = 0;
 	ev->step = (uint64_t)up->thrash_ways / 4;
 	ev->want = (uint64_t)top->assoc.value * (amp_replaces_at_random(top) ? 4 : 2);
+	/* Where L1's way is under a page, lines of its set at other page
+	 * offsets first: the level between's index holds those bits, so they
+	 * miss its set (every line at the pool's offset may share it: a
+	 * 64-set L2 of 32 B lines indexes within the page). */
+	if (amp_param_conclusive(&top->way) && (uint64_t)top->way.value < c->page) {
+		uint64_t w1 = (uint64_t)top->way.value, shifts = c->page / w1 - 1;
+
+		for (uint64_t i = e->npool, k = 0; i-- > e->nbase && ev->n < INCL_EVICTORS_MAX / 2; k++) {
+			uint64_t page = e->pool[i] / c->page * c->page, off = e->pool[i] - page;
+
+			ev->line[ev->n++] = page + (off + (1 + k % shifts) * w1) % c->page;
+		}
+	}
 	for (uint64_t i = e->npool; i-- > e->nbase && ev->n < INCL_EVICTORS_MAX;) {
 		uint64_t x = e->pool[i];
 
@@ -2238,7 +2251,7 @@ static int incl_keep(struct amp_ctx *c, const struct amp_level *lv, const struct
 		const struct incl_evictors *with = (pass == 0) == evict_first ? &ev : NULL;
 
 		if (with) {
-			if (!incl_evictors_find(lv, e, other, &ev))
+			if (!incl_evictors_find(c, lv, e, other, &ev))
 				continue;
 			if (incl_evictors_out_of_set(c, lv, e, &ev, err, len) < 0)
 				return -1;

@@ -259,6 +259,18 @@ static void test_stand_ins(double noise)
 	CHECK("random L1d, inclusive L2, NINE L3, scattered frames", RANDOM_L1_INCL_L2 "L3:size=2M,assoc=16,line=64",
 	      noise, { "L3", NINE, 16, 2 * M, 2 * M });
 #undef RANDOM_L1_INCL_L2
+	/* Seed 37's h47: an L2 of 64 sets of 32 B lines indexes within the
+	 * page, so every pool line shares the kept line's L2 set; evictors
+	 * at other page offsets of L1's 128-byte way do not.  Unknown
+	 * before (no evictor stayed out of that set). */
+#define RANDOM_L1_L2_IN_PAGE "L1d:size=2048,assoc=16,line=16,policy=random;L1i:size=2048,assoc=16,line=16,policy=random;" \
+			     "L2:size=49152,assoc=24,line=32,inclusion=inclusive;"
+	CHECK("random 16-way L1d, inclusive L2 indexed within the page, inclusive L3, scattered frames",
+	      RANDOM_L1_L2_IN_PAGE "L3:size=786432,assoc=24,line=32,inclusion=inclusive", noise,
+	      { "L3", INCL, 24, 768 * K, 768 * K });
+	CHECK("random 16-way L1d, inclusive L2 indexed within the page, NINE L3, scattered frames",
+	      RANDOM_L1_L2_IN_PAGE "L3:size=786432,assoc=24,line=32", noise, { "L3", NINE, 24, 768 * K, 768 * K });
+#undef RANDOM_L1_L2_IN_PAGE
 	scattered_frames = 0;
 }
 
