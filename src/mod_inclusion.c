@@ -723,6 +723,12 @@ static int incl_supported(const struct amp_ctx *c, const struct amp_level *lv, c
 
 	if (lv->level == 1)
 		return 1; /* nothing above it: run says so, and sets its effective size */
+	/* Decided on its eviction sets (mod_evset.c), whose way size may
+	 * have failed after: run sizes it.  (Refused here, an exclusive L2
+	 * under a random 3-way L1d lost its "exclusive", and the write
+	 * module then read "allocate", undecidable for it.) */
+	if (amp_strides_mislead(c, lv) && lv->inclusion.known)
+		return 1;
 	if (amp_param_conclusive(&lv->way) && !amp_is_pow2(w_of(lv))) {
 		snprintf(why, len, "its %lld sets are no power of two, and these tests place lines by power-of-two strides",
 			 (long long)(w_of(lv) / (uint64_t)lv->line.value));

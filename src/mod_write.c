@@ -272,6 +272,24 @@ static int write_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 	return 0;
 }
 
+/* Below level 1, inclusion unknown and exclusion not ruled out: by the
+ * inclusion test, or by eviction sets that found the ways (their checks
+ * refuse an exclusive level; a search that found none refused nothing:
+ * an exclusive L2 under a random 3-way L1d read "allocate" from one set
+ * on the simulated machine). */
+static int may_be_exclusive(const struct amp_level *lv)
+{
+	return lv->level > 1 && !amp_param_conclusive(&lv->inclusion) && !lv->not_exclusive &&
+	       !(lv->sets_by_experiment && amp_param_conclusive(&lv->assoc));
+}
+
+static int declined_maybe_exclusive(const struct amp_level *lv, char *why, size_t len)
+{
+	snprintf(why, len, "may be exclusive, whose write policy is undecidable (inclusion unknown: %s)",
+		 lv->inclusion.reason);
+	return 0;
+}
+
 static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, char *why, size_t len)
 {
 	uint64_t bytes;
@@ -290,17 +308,12 @@ static int write_supported(const struct amp_ctx *c, const struct amp_level *lv, 
 		size_t used = strlen(why);
 
 		if (one_set(c, lv, other, sizeof other))
-			return 1;
+			return may_be_exclusive(lv) ? declined_maybe_exclusive(lv, why, len) : 1;
 		if (amp_param_conclusive(&lv->size)) /* the region was refused, not its size unknown */
 			snprintf(why + used, len > used ? len - used : 0, "; on one set: %s", other);
 		return 0;
 	}
-	if (lv->level > 1 && !amp_param_conclusive(&lv->inclusion) && !lv->sets_by_experiment && !lv->not_exclusive) {
-		snprintf(why, len, "may be exclusive, whose write policy is undecidable (inclusion unknown: %s)",
-			 lv->inclusion.reason);
-		return 0;
-	}
-	return 1;
+	return may_be_exclusive(lv) ? declined_maybe_exclusive(lv, why, len) : 1;
 }
 
 static int write_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)

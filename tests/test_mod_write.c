@@ -142,15 +142,50 @@ static void test_exclusive_declined(void)
 	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 0, "an L2 of 16x L1 of unknown inclusion is declined");
 	tap_has(why, "may be exclusive", "because it may be exclusive");
 	lv.sets_by_experiment = 1;
+	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 0,
+	       "...and where eviction sets found no ways (a search that failed refused nothing)");
+	tap_has(why, "may be exclusive", "because it may be exclusive");
+	lv.assoc.known = 1;
+	lv.assoc.value = 16;
 	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 1,
-	       "...but measured where eviction sets (which refuse exclusive levels) found its sets");
+	       "...but measured where eviction sets (which refuse exclusive levels) found its ways");
 	lv.sets_by_experiment = 0;
+	lv.assoc.known = 0;
 	lv.inclusion.known = 1;
 	lv.inclusion.value = AMP_INCL_NINE;
 	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 1, "a NINE L2 of 16x L1 is measured");
 	lv.inclusion.value = AMP_INCL_EXCLUSIVE;
 	tap_eq(mod->supported(NULL, &lv, why, sizeof why), 0, "a known exclusive L2 is declined");
 	tap_has(why, "undecidable", "in words");
+}
+
+/* Seed 31's h45 in the policy matrix, as the matrix runs it (harness
+ * seed 46, 3 votes of 3 runs, scattered frames): an exclusive L2 under a
+ * random 3-way L1d whose ways its eviction sets did not find read
+ * "allocate" from one set of it, where its write policy is undecidable. */
+static void test_maybe_exclusive_one_set(void)
+{
+	static const char *spec = "L1d:size=6144,assoc=3,line=16,policy=random,write=allocate;"
+				  "L1i:size=6144,assoc=3,line=16,policy=random;"
+				  "L2:size=262144,assoc=4,line=16,policy=lru,write=noallocate,inclusion=exclusive;"
+				  "DTLB:entries=8,assoc=1,page=8K";
+	struct mod_sim ms;
+	char err[AMP_REASON_LEN];
+	const struct amp_level *l2;
+
+	if (mod_sim_run_pages(&ms, spec, 0, 46, 3, 3, NULL, NULL, 1, err, sizeof err) < 0) {
+		tap_ok(0, "%s: %s", spec, err);
+		mod_sim_free(&ms);
+		return;
+	}
+	l2 = mod_sim_level(&ms, "L2");
+	if (tap_ok(l2 != NULL, "has L2")) {
+		tap_ok(!l2->write_allocate.known, "exclusive L2 under a random 3-way L1d: write allocation unknown (%s)",
+		       l2->write_allocate.reason);
+		tap_diag("its ways: %lld (%s); write %lld; inclusion: %s", (long long)l2->assoc.value, l2->assoc.reason, (long long)l2->write_allocate.value,
+			 l2->inclusion.known ? amp_inclusion_names[l2->inclusion.value] : l2->inclusion.reason);
+	}
+	mod_sim_free(&ms);
 }
 
 /* The visiting order both modules use: every slot once, page by page. */
@@ -184,5 +219,6 @@ int main(void)
 	tap_run(test_cases());
 	tap_run(test_declined_and_cost());
 	tap_run(test_exclusive_declined());
+	tap_run(test_maybe_exclusive_one_set());
 	return tap_done();
 }
