@@ -1960,7 +1960,8 @@ static int incl_evictors_find(const struct amp_ctx *c, const struct amp_level *l
 	 * offsets first: the level between's index holds those bits, so they
 	 * miss its set (every line at the pool's offset may share it: a
 	 * 64-set L2 of 32 B lines indexes within the page). */
-	if (amp_param_conclusive(&top->way) && (uint64_t)top->way.value < c->page) {
+	if (amp_param_conclusive(&top->way) && (uint64_t)top->way.value < c->page &&
+	    c->page % (uint64_t)top->way.value == 0) {
 		uint64_t w1 = (uint64_t)top->way.value, shifts = c->page / w1 - 1;
 
 		for (uint64_t i = e->npool, k = 0; i-- > e->nbase && ev->n < INCL_EVICTORS_MAX / 2; k++) {
