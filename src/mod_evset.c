@@ -1910,6 +1910,7 @@ struct incl_test {
 	uint64_t chain[INCL_CHAIN_MAX], nchain; /* set lines and pushers, K before each */
 	uint64_t warm, reload;
 	enum amp_op op;  /* the walk's: chased by timing, touched with counters */
+	unsigned prime;  /* priming passes; 0: 1 + 2 x ways (incl_plan) */
 };
 
 /* The same for the kept target and the control.  By timing: L1's ways
@@ -2001,6 +2002,7 @@ static void incl_chain(const struct amp_ctx *c, const struct amp_level *lv, cons
 		push_every++;
 	t->op = counted ? AMP_OP_TOUCH : AMP_OP_LOAD;
 	t->nchain = 0;
+	t->prime = 0;
 	t->warm = keep ^ (c->page / 2);
 	t->reload = keep;
 	if (ev && counted) {
@@ -2054,7 +2056,7 @@ static int incl_plan(struct amp_plan *p, const struct amp_level *lv, const struc
 	/* Primed long enough that K has left this level's set where it can
 	 * (under random replacement it leaves after ways misses or so, and
 	 * the set's overflow may cost only a couple a pass). */
-	amp_plan_add_pass(p, w, t->op, 1 + 2 * ways, 0);
+	amp_plan_add_pass(p, w, t->op, t->prime ? t->prime : 1 + 2 * ways, 0);
 	if (!flush) {
 		amp_plan_add_pass(p, w, t->op, INCL_PASSES, 1);
 		return 0;
@@ -2135,23 +2137,20 @@ oom:
 static int evictors_walk(struct amp_ctx *c, const struct amp_level *lv, const struct evset *e, const uint64_t *line,
 			 uint64_t m, double miss[2], char *err, size_t len)
 {
-	uint64_t chain[AMP_MAX_CONG + INCL_EVICTOR_GROUP], ways = e->nset - 1;
+	struct incl_test walk = { .op = AMP_OP_TOUCH, .prime = EVICTORS_PRIME };
+	uint64_t ways = e->nset - 1;
 	struct amp_plan p;
-	int w, rc;
+	int rc;
 
-	memcpy(chain, e->set + 1, ways * sizeof *chain);
+	memcpy(walk.chain, e->set + 1, ways * sizeof *walk.chain);
 	if (m)
-		memcpy(chain + ways, line, m * sizeof *chain);
-	amp_plan_init(&p, "inclusion, evictors", e->region);
-	p.arena = amp_set_frames(lv);
-	w = amp_plan_add_seq(&p, chain, (size_t)(ways + m));
-	if (w < 0) {
-		amp_plan_free(&p);
+		memcpy(walk.chain + ways, line, m * sizeof *walk.chain);
+	walk.nchain = ways + m;
+	if (incl_plan(&p, lv, e, &walk, NULL) < 0) {
 		snprintf(err, len, "out of memory for an inclusion test");
 		return -1;
 	}
-	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, EVICTORS_PRIME, 0);
-	amp_plan_add_pass(&p, w, AMP_OP_TOUCH, INCL_PASSES, 1);
+	snprintf(p.name, sizeof p.name, "inclusion, evictors");
 	rc = amp_count(c, &p, lv->above->ev, &miss[0], err, len) < 0 || amp_count(c, &p, lv->ev, &miss[1], err, len) < 0;
 	amp_plan_free(&p);
 	return rc ? -1 : 0;
@@ -2656,10 +2655,10 @@ static int target_inclusion_vote(struct amp_ctx *c, struct amp_level *lv, unsign
 		snprintf(err, len, "%s: no eviction set from the associativity vote", lv->name);
 		return -1;
 	}
-	/* Touches of K: by timing one word each, one word left for its
-	 * reload, and at most half of L1's ways between two of them; with
-	 * counters one before every line of the walk. */
-	every = lv->method == AMP_METHOD_COUNTERS ? 1 : words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
+	/* Touches of K by timing: one word each, one word left for its
+	 * reload, and at most half of L1's ways between two of them (with
+	 * counters incl_keep touches K before every line of the walk). */
+	every = words > 1 ? (ways + words - 2) / (words - 1) : ways + 1;
 	if (lv->method == AMP_METHOD_COUNTERS && up->thrash_ways < 2)
 		return kept_otherwise(c, lv, e, value,
 				      "above it is direct-mapped: no line can be kept there through a walk of its set", err,
