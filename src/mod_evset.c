@@ -127,6 +127,9 @@ extern const struct amp_module amp_module_inclusion;
 /* Counters: lines tried per pusher still wanted where no window of
  * pages fits (fitting_pushers). */
 #define GROW_TRIES 4
+/* Counters: rounds of searching again once pushers turned out to lie
+ * in the set (with_pushers). */
+#define SORT_ROUNDS 3
 /* Counters: lines tried for one out of the set the pushers left. */
 #define OUTSIDER_TRIES 16
 
@@ -1102,6 +1105,11 @@ static int pick_pushers_below(struct amp_ctx *c, const struct amp_level *lv, str
 		}
 	}
 	e->push_from = next;
+	if (nm < a + 1) {
+		snprintf(err, len, "%s: %llu lines of its set of %s found, fewer than the %llu it takes to push its set's lines out of %s",
+			 lv->name, (unsigned long long)nm, up->name, (unsigned long long)(a + 1), up->name);
+		return -1;
+	}
 	for (start = 0; start + a + 1 <= nm && yes; start++)
 		if (thrashes(c, lv, NULL, member + start, a + 1, e->region, &yes, err, len) < 0)
 			return -1;
@@ -1298,7 +1306,7 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 
 	if ((lv->above->level > 1 && !pusher_step(c, lv) ? pick_pushers_below(c, lv, e, err, len)
 							       : pick_pushers(c, lv, e, err, len)) < 0 ||
-	    (pair_below && drop_pushers_in_set(c, lv, e, err, len) < 0))
+	    (one_order && drop_pushers_in_set(c, lv, e, err, len) < 0))
 		return -1;
 	memcpy(t, e->set, n * sizeof *t);
 	if (thrashes(c, lv, e, t, n, e->region, &yes, err, len) < 0)
@@ -1314,6 +1322,22 @@ static int with_pushers(struct amp_ctx *c, const struct amp_level *lv, struct ev
 	 * (drop_pushers_in_set), and the swap test would misread them. */
 	if (!e->pushers_apart && !pair_below && sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
 		return -1;
+	for (int round = 0; round < SORT_ROUNDS && nx && n + nx <= AMP_MAX_CONG &&
+			   e->npush >= (uint64_t)lv->above->assoc.value + 1; round++) {
+		/* Pushers in the set took part in the search: under an
+		 * exclusive pair they filled L1 with lines of the set, which
+		 * then held L1's ways too (an exclusive 20-way L2 under an
+		 * LRU 8-way L1d: 7 of 18 pushers in the set, 28 ways).  Once
+		 * more with the pushers out of it; and sorted again, as one
+		 * in the set that the walk left in L1 (among the last) could
+		 * pass for one out of it (19 ways so). */
+		memcpy(t + n, in_x, nx * sizeof *in_x);
+		n += nx;
+		nx = 0;
+		if (reduce(c, lv, e, t, &n, e->region, err, len) < 0 ||
+		    sort_pushers(c, lv, e, t, n, in_x, &nx, err, len) < 0)
+			return -1;
+	}
 	if (n + nx < 2) {
 		/* Ways are the set's lines but one: the pushers alone
 		 * overflowed the target's set here. */
@@ -1483,8 +1507,14 @@ static int count_joiners(struct amp_ctx *c, const struct amp_level *lv, struct e
 	if (!yes)
 		return 0;
 	if (k == 1 && e->npush) {
-		/* It may have overflowed a set the pushers fill instead. */
-		if (thrashes(c, lv, e, g, 1, region, &yes, err, len) < 0)
+		/* It may have overflowed a set the pushers fill instead: with
+		 * one set line fewer (its set then fits) it still thrashes.
+		 * The set's lines stay in the walk, so that it overflows the
+		 * levels above as the test's did (a walk of the pushers and
+		 * the line alone fits an exclusive pair that holds as many,
+		 * and never reached this level: a 32-way NINE L3 under 24 + 10
+		 * ways read a way half its own). */
+		if (thrashes(c, lv, e, t + 1, e->nset - 1, region, &yes, err, len) < 0)
 			return -1;
 		if (yes)
 			return 0;
@@ -3116,6 +3146,9 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	stores_want_joiners = 0;
 	if (!pushed_sets) {
 		inclusion_vote(c, lv);
+		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
+		    !pushers_first && amp_replaces_at_random(up) && pushers_possible(lv))
+			return search_with_pushers(c, lv, &ways, err, len);
 		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
 		    exclusive_own_ways(lv, &ways) < 0)
 			return without_ways(lv);
