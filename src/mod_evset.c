@@ -849,14 +849,19 @@ static uint64_t above_holds(const struct amp_level *up)
 	return (uint64_t)(up->thrash_ways > up->assoc.value ? up->thrash_ways : up->assoc.value);
 }
 
+/* Whether lv's inclusion came out exclusive. */
+static int decided_exclusive(const struct amp_level *lv)
+{
+	return amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE;
+}
+
 /* An exclusive L2 whose walks hold L1's ways besides its own (its sets
  * came with pushers, evset_search). */
 static int exclusive_pair(const struct amp_level *l2)
 {
 	const struct amp_level *top = amp_level_top(l2);
 
-	return amp_param_conclusive(&l2->inclusion) && l2->inclusion.value == AMP_INCL_EXCLUSIVE &&
-	       top->assoc.known && l2->thrash_ways == l2->assoc.value + top->assoc.value;
+	return decided_exclusive(l2) && top->assoc.known && l2->thrash_ways == l2->assoc.value + top->assoc.value;
 }
 
 /* Counters: whether pushers can be had: an L2 under a set-associative
@@ -3150,12 +3155,17 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	stores_want_joiners = 0;
 	if (!pushed_sets) {
 		inclusion_vote(c, lv);
-		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
-		    !pushers_first && amp_replaces_at_random(up) && pushers_possible(lv))
-			return search_with_pushers(c, lv, &ways, err, len);
-		if (amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE &&
-		    exclusive_own_ways(lv, &ways) < 0)
-			return without_ways(lv);
+		if (decided_exclusive(lv)) {
+			/* Under a random L1 lines of two sets here can overflow
+			 * the pair together: a minimal set need not be one
+			 * set's, and L1's ways taken from it would not leave
+			 * this level's own (a 4-way L2 under a random 3-way L1d
+			 * read 5).  With pushers the ways are its own. */
+			if (!pushers_first && amp_replaces_at_random(up) && pushers_possible(lv))
+				return search_with_pushers(c, lv, &ways, err, len);
+			if (exclusive_own_ways(lv, &ways) < 0)
+				return without_ways(lv);
+		}
 	}
 	amp_vote(c, lv, way_vote, &way);
 	lv->way = way;
@@ -3163,7 +3173,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 		inclusion_vote(c, lv);
 	if (lv->method == AMP_METHOD_COUNTERS)
 		keep_set_lines(c, lv, lv->thrash_ways); /* an exclusive pair's sets: its ways and L1's */
-	if (pushed_sets && amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == AMP_INCL_EXCLUSIVE)
+	if (pushed_sets && decided_exclusive(lv))
 		lv->thrash_ways += (int)up->assoc.value; /* a walk without pushers fills L1's ways too */
 	if (lv->method == AMP_METHOD_COUNTERS && lv->level > 2 && lv->nset_pushers && exclusive_pair(up) &&
 	    pushers_clear_pair(c, lv, err, len) < 0) {
