@@ -48,6 +48,12 @@ struct sim_spec {
 	unsigned mem_latency;    /* cycles for an access that misses every cache */
 	double noise;            /* --sim-noise, 0 <= p < 1 */
 	double sibling;          /* --sim-sibling, 0 <= q < 1 */
+	/* A busy spell of a sibling running a small loop (tests): from our
+	 * access number sibling_from until sibling_until, its own lines
+	 * hold sibling_ways ways of every set of the data side's level-1
+	 * and level-2 caches (it touches them as often as we access). */
+	unsigned sibling_ways;
+	uint64_t sibling_from, sibling_until;
 	uint64_t seed;           /* --seed */
 	int pages_random;        /* --sim-pages=random: scattered page frames */
 	uint64_t map_page;       /* granule of the virtual->physical map (4K) */

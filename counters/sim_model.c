@@ -547,24 +547,31 @@ static void back_invalidate(struct sim_machine *m, struct level *l, uint64_t tag
 
 static void evicted(struct sim_machine *m, struct level *l, uint64_t tag, int side);
 
-/* Victim tag of level from goes into the exclusive level b below it. */
+/* Line tag in set of level l: made recent where it is there, else
+ * filled (its victim evicted as side's). */
+static void touch_or_fill(struct sim_machine *m, struct level *l, uint64_t tag, uint32_t set, int side)
+{
+	uint32_t slot = find(l, tag, set);
+	uint64_t old;
+
+	if (slot != NONE) {
+		touch(l, slot, set);
+		return;
+	}
+	old = insert(m, l, tag, set);
+	if (old != INVALID)
+		evicted(m, l, old, side);
+}
+
+/* Victim tag of level from goes into the exclusive level b below it
+ * (where the line sat in both L1d and L1i it is there already: then
+ * it is refreshed). */
 static void put_victim(struct sim_machine *m, struct level *b, const struct level *from,
 		       uint64_t tag, int side)
 {
 	uint64_t pa = tag << from->shift;
-	uint64_t btag = pa >> b->shift;
-	uint32_t set = cache_set(b, index_va(m, b, pa), pa);
-	uint32_t slot = find(b, btag, set);
-	uint64_t old;
 
-	/* Already there (the line sat in both L1d and L1i): refresh it. */
-	if (slot != NONE) {
-		touch(b, slot, set);
-		return;
-	}
-	old = insert(m, b, btag, set);
-	if (old != INVALID)
-		evicted(m, b, old, side);
+	touch_or_fill(m, b, pa >> b->shift, cache_set(b, index_va(m, b, pa), pa), side);
 }
 
 /* What follows an eviction from cache level l. */
@@ -641,21 +648,32 @@ static void sibling(struct sim_machine *m)
 	pa = SIBLING_BASE | (splitmix(&m->rng_sibling) & (SIBLING_SPAN - 1));
 	for (int k = 0; k < m->ncpath[0]; k++) {
 		struct level *l = &m->lv[m->cpath[0][k]];
-		uint64_t tag = pa >> l->shift, old;
-		uint32_t set = cache_set(l, pa, pa), slot;
+
+		if (l->lnum > 2)
+			break;
+		if (!l->exclusive)
+			touch_or_fill(m, l, pa >> l->shift, cache_set(l, pa, pa), 0);
+	}
+}
+
+/* A sibling's small loop (spec->sibling_ways): its lines, as many as
+ * it holds ways, in the set each level-1 and level-2 data cache puts
+ * our access in, are touched just before it, so they stay recent there
+ * and our lines get the other ways only. */
+#define HOT_BASE (UINT64_C(1) << 57) /* above ours and the random sibling's */
+
+static void sibling_loop(struct sim_machine *m, uint64_t va, uint64_t pa)
+{
+	for (int k = 0; k < m->ncpath[0]; k++) {
+		struct level *l = &m->lv[m->cpath[0][k]];
+		uint32_t set = cache_set(l, va, pa);
 
 		if (l->lnum > 2)
 			break;
 		if (l->exclusive)
 			continue;
-		slot = find(l, tag, set);
-		if (slot != NONE) {
-			touch(l, slot, set);
-			continue;
-		}
-		old = insert(m, l, tag, set);
-		if (old != INVALID)
-			evicted(m, l, old, 0);
+		for (unsigned j = 0; j < m->spec.sibling_ways; j++)
+			touch_or_fill(m, l, (HOT_BASE >> l->shift) + (uint64_t)set * m->spec.sibling_ways + j, set, 0);
 	}
 }
 
@@ -703,6 +721,9 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 		noise(m, va, pa, side);
 	if (m->busy_sibling)
 		sibling(m);
+	if (m->spec.sibling_ways && side == 0 && m->total > m->spec.sibling_from &&
+	    m->total <= m->spec.sibling_until)
+		sibling_loop(m, va, pa);
 
 	for (k = 0; k < m->ntpath[side]; k++) {
 		struct level *l = &m->lv[m->tpath[side][k]];

@@ -217,6 +217,20 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 	lv->size.accesses = ways->accesses + way->accesses;
 }
 
+int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
+{
+	int64_t held = size;
+
+	if (lv->method != AMP_METHOD_TIMING || lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_CACHE ||
+	    !lv->effective_size.known || size <= 0)
+		return 0;
+	for (const struct amp_level *up = lv->above; up; up = up->above)
+		held += up->size.known ? up->size.value : up->effective_size.value;
+	if (held >= lv->effective_size.value * (1 - AMP_SWEEP_MARGIN))
+		return 0;
+	return lv->effective_size.value - held;
+}
+
 enum amp_op amp_level_op(const struct amp_level *lv)
 {
 	return lv->side == AMP_SIDE_INSN ? AMP_OP_IFETCH : AMP_OP_LOAD;

@@ -398,6 +398,14 @@ uint64_t amp_nearest_line_or_64(const struct amp_level *lv);
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way);
+/* Data by timing: how far `size` bytes, with what the levels above lv
+ * hold, fall short of what the latency sweep held at lv's latency, in
+ * bytes; 0 where they do not by more than AMP_SWEEP_MARGIN of it, or
+ * there is nothing to compare.  A cache holds at least that: a size
+ * below it was read while another thread held ways (mod_assoc.c), or
+ * noise made lines join an eviction set (mod_evset.c). */
+#define AMP_SWEEP_MARGIN (1.0 / 16)
+int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size);
 
 /* The plan operation that probes lv (loads or instruction fetches). */
 enum amp_op amp_level_op(const struct amp_level *lv);

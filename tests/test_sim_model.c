@@ -833,6 +833,51 @@ static void test_sibling(void)
 	tap_ok(sim_create(&s, err, sizeof err) == NULL && strstr(err, "sibling"), "sibling 1 is refused: %s", err);
 }
 
+/* A sibling's busy spell (sibling_ways 1 from access 1000 to 2000):
+ * its line stays recent in each set we touch, in L1d and L2, so 4
+ * lines of one set of a 4-way L1d miss it on every access of the spell
+ * (LRU: the fourth line's turn finds the sibling's line younger), and
+ * hit again once it ends; 3 lines fit beside it.  L2 (8-way) keeps
+ * them all, and the sibling's lines count nowhere. */
+static void spell_walk(unsigned lines, uint64_t *before, uint64_t *during, uint64_t *after, uint64_t *l2)
+{
+	struct sim_spec s = new_spec();
+	struct sim_machine *m;
+	uint64_t at[3] = { 0 };
+
+	s.sibling_ways = 1;
+	s.sibling_from = 1000;
+	s.sibling_until = 2000;
+	add_cache(&s, "L1d", 1, 4096, 4, 64, SIM_LRU, 4);
+	add_cache(&s, "L2", 2, 32768, 8, 64, SIM_LRU, 12);
+	m = make(&s, "spell");
+	for (int i = 0; i < 3000; i++) {
+		if (i == 1000 || i == 2000)
+			at[i / 1000] = misses(m, 0, D);
+		ld(m, (uint64_t)(i % lines) * 1024); /* one set of L1d (way 1 KiB) */
+	}
+	*before = at[1];
+	*during = at[2] - at[1];
+	*after = misses(m, 0, D) - at[2];
+	*l2 = misses(m, 1, D);
+	tap_ok(sim_total_accesses(m) == 3000, "sibling spell, %u lines: its own accesses count nowhere", lines);
+	sim_destroy(m);
+}
+
+static void test_sibling_spell(void)
+{
+	uint64_t before, during, after, l2;
+
+	spell_walk(4, &before, &during, &after, &l2);
+	tap_ok(before == 4 && during >= 990 && after <= 4 && l2 == 4,
+	       "sibling spell: 4 lines of a 4-way set miss %" PRIu64 " times before it, %" PRIu64
+	       " of 1000 in it, %" PRIu64 " after; L2 %" PRIu64 " (cold only)",
+	       before, during, after, l2);
+	spell_walk(3, &before, &during, &after, &l2);
+	tap_ok(before == 3 && during <= 1 && after == 0 && l2 == 3,
+	       "sibling spell: 3 lines fit beside its line (%" PRIu64 " misses in it)", during);
+}
+
 /* ---- cycles ---- */
 
 static void test_cycles(void)
@@ -1044,6 +1089,7 @@ int main(int argc, char **argv)
 	test_pages();
 	test_noise();
 	test_sibling();
+	test_sibling_spell();
 	test_cycles();
 	test_flush();
 	test_split_l2();

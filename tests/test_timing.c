@@ -957,6 +957,130 @@ static void test_eviction_test(void)
 /* The quiet gate charges its waits, not the time measured between them,
  * to its budget (the real machine's busy spells come back all through a
  * run). */
+/* The sweep's bound: a data cache by timing holds at least its
+ * effective size, less what the levels above hold, within a sixteenth. */
+static void test_short_of_sweep(void)
+{
+	static const struct {
+		int64_t effective, size, above; /* above: L1d's size, 0 for none */
+		int timing, insn;
+		int64_t short_by;
+		const char *what;
+	} rows[] = {
+		{ 44 << 10, 48 << 10, 0, 1, 0, 0, "L1d 48 KiB, the sweep held 44" },
+		{ 44 << 10, 40 << 10, 0, 1, 0, 4 << 10, "L1d read 40 KiB where the sweep held 44" },
+		{ 44 << 10, 42 << 10, 0, 1, 0, 0, "42 KiB is within a sixteenth of 44" },
+		{ 44 << 10, 40 << 10, 0, 0, 0, 0, "with counters the sweep bounds nothing" },
+		{ 44 << 10, 40 << 10, 0, 1, 1, 0, "nor on the instruction side" },
+		{ 724 << 10, 512 << 10, 48 << 10, 1, 0, 164 << 10, "L2 read 512 KiB under 48, the sweep held 724" },
+		{ 304 << 10, 256 << 10, 48 << 10, 1, 0, 0, "an exclusive L2 holds L1d's lines too" },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct amp_level l1 = { .kind = AMP_KIND_CACHE }, lv = { .kind = AMP_KIND_CACHE };
+
+		lv.method = rows[i].timing ? AMP_METHOD_TIMING : AMP_METHOD_COUNTERS;
+		lv.side = rows[i].insn ? AMP_SIDE_INSN : AMP_SIDE_DATA;
+		amp_param_measured(&lv.effective_size, rows[i].effective, "timing");
+		if (rows[i].above) {
+			amp_param_measured(&l1.size, rows[i].above, "timing");
+			lv.above = &l1;
+		}
+		tap_eq(amp_short_of_sweep(&lv, rows[i].size), rows[i].short_by, "short of the sweep: %s", rows[i].what);
+	}
+}
+
+/* A 48 KiB 12-way L1d by timing through the assoc module, with a busy
+ * spell of a sibling that holds `ways` of its ways (and of L2's) from
+ * our access `from` to `until` (ways 0: none).  *swept: the accesses
+ * the latency sweep took; *total: all of them.  NULL after a failed
+ * check. */
+static struct timed *spell_run(unsigned ways, uint64_t from, uint64_t until, uint64_t *swept, uint64_t *total)
+{
+	static const char spec[] = "L1d:size=48K,line=64,assoc=12,latency=5;"
+				   "L1i:size=32K,line=64,assoc=8;L2:size=256K,line=64,assoc=16,latency=14;"
+				   "DTLB:entries=96,assoc=full";
+	struct timed *t = calloc(1, sizeof *t);
+	struct amp_ctx *c = t ? &t->ms.ctx : NULL;
+	struct sim_spec s;
+	char err[AMP_REASON_LEN] = "out of memory";
+
+	if (!t || sim_spec_parse(spec, &s, err, sizeof err) < 0)
+		goto fail;
+	s.sibling_ways = ways;
+	s.sibling_from = from;
+	s.sibling_until = until;
+	s.noise = 0.001;
+	t->ms.sim = sim_create(&s, err, sizeof err);
+	if (!t->ms.sim)
+		goto fail;
+	t->ms.host.sim = t->ms.sim;
+	amp_ctx_init(c, &t->ms.host, &amp_backend_sim, 3, 3, 1);
+	amp_ctx_timing(c);
+	if (amp_sweep_run(c, max_size_of(&s), &t->sw, err, sizeof err) < 0)
+		goto fail;
+	*swept = sim_total_accesses(t->ms.sim);
+	if (amp_levels_timing(c, "L1d", &t->sw, err, sizeof err) < 0 ||
+	    amp_characterise_through(c, "assoc", err, sizeof err) < 0)
+		goto fail;
+	*total = sim_total_accesses(t->ms.sim);
+	return t;
+fail:
+	tap_ok(0, "sibling spell: %s", err);
+	if (t)
+		sim_destroy(t->ms.sim);
+	free(t);
+	return NULL;
+}
+
+/* A sibling's busy spell takes 2 of L1d's 12 ways from every walk, and
+ * a round of ways votes in it reads 10: the round is measured again
+ * once the size falls short of what the sweep held (44 KiB), or the
+ * way search, after the spell, finds no stride where 11 lines thrash.
+ * A spell that never ends leaves the ways unknown, not 10. */
+static void test_sibling_spell(void)
+{
+	static const struct {
+		double end;          /* the spell's end, in quiet rounds after the sweep */
+		const char *seen;    /* how the round in it gave itself away */
+	} rows[] = {
+		{ 1.0, "below the 44 KiB the latency sweep held" },
+		{ 0.83, "found no stride at which 11 lines thrash" },
+	};
+	uint64_t swept, total, round, s2, t2;
+	struct timed *t = spell_run(0, 0, 0, &swept, &total);
+	const struct amp_level *l1;
+
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && amp_param_conclusive(&l1->assoc) && l1->assoc.value == 12 && l1->size.value == 48 << 10 &&
+		       !l1->assoc.failed,
+	       "sibling spell: none, 12 ways and 48 KiB in one round");
+	timed_free(t);
+	round = total - swept;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		t = spell_run(2, swept, swept + (uint64_t)(rows[i].end * (double)round), &s2, &t2);
+		if (!t)
+			return;
+		l1 = mod_sim_level(&t->ms, "L1d");
+		tap_ok(l1 && amp_param_conclusive(&l1->assoc) && amp_param_conclusive(&l1->size) &&
+			       l1->assoc.value == 12 && l1->size.value == 48 << 10 && l1->assoc.failed &&
+			       strstr(l1->assoc.first_failure, rows[i].seen),
+		       "sibling spell over %.2f of a round: %lld ways, %lld KiB; %u votes set aside: %s", rows[i].end,
+		       l1 ? (long long)l1->assoc.value : -1, l1 ? (long long)l1->size.value >> 10 : -1,
+		       l1 ? l1->assoc.failed : 0, l1 ? l1->assoc.first_failure : "no L1d");
+		timed_free(t);
+	}
+	t = spell_run(2, swept, UINT64_MAX, &s2, &t2);
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && l1->assoc.known && l1->assoc.inconclusive && strstr(l1->assoc.reason, "so did 3 more rounds"),
+	       "sibling spell without end: ways unknown (%s)", l1 ? l1->assoc.reason : "no L1d");
+	timed_free(t);
+}
+
 static void test_quiet_gate(void)
 {
 	const struct timespec work = { 0, 30000000 };
@@ -1001,5 +1125,7 @@ int main(void)
 	tap_run(test_random_l1_inclusion());
 	tap_run(test_eviction_test());
 	tap_run(test_quiet_gate());
+	tap_run(test_short_of_sweep());
+	tap_run(test_sibling_spell());
 	return tap_done();
 }
