@@ -226,7 +226,11 @@ int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
 		return 0;
 	for (const struct amp_level *up = lv->above; up; up = up->above)
 		held += up->size.known ? up->size.value : up->effective_size.value;
-	if (held >= lv->effective_size.value * (1 - AMP_SWEEP_MARGIN))
+	/* Over twice as much is no level's plateau alone: one the sweep
+	 * merged with the level below, or prefetchers serving the chase
+	 * (a simulated L2 of 1 MiB with 2 lines prefetched on each side of
+	 * a miss held 76 MiB at its latency). */
+	if (held >= lv->effective_size.value * (1 - AMP_SWEEP_MARGIN) || 2 * held < lv->effective_size.value)
 		return 0;
 	return lv->effective_size.value - held;
 }

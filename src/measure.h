@@ -400,8 +400,9 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 		      const struct amp_param *way);
 /* Data by timing: how far `size` bytes, with what the levels above lv
  * hold, fall short of what the latency sweep held at lv's latency, in
- * bytes; 0 where they do not by more than AMP_SWEEP_MARGIN of it, or
- * there is nothing to compare.  A cache holds at least that: a size
+ * bytes; 0 where they do not by more than AMP_SWEEP_MARGIN of it, where
+ * the sweep held over twice as much (not this level's plateau alone),
+ * or where there is nothing to compare.  A cache holds at least that: a size
  * below it was read while another thread held ways (mod_assoc.c), or
  * noise made lines join an eviction set (mod_evset.c). */
 #define AMP_SWEEP_MARGIN (1.0 / 16)

@@ -974,6 +974,8 @@ static void test_short_of_sweep(void)
 		{ 44 << 10, 40 << 10, 0, 1, 1, 0, "nor on the instruction side" },
 		{ 724 << 10, 512 << 10, 48 << 10, 1, 0, 164 << 10, "L2 read 512 KiB under 48, the sweep held 724" },
 		{ 304 << 10, 256 << 10, 48 << 10, 1, 0, 0, "an exclusive L2 holds L1d's lines too" },
+		{ 76 << 20, 1 << 20, 48 << 10, 1, 0, 0, "76 MiB held at L2's latency is not L2's plateau alone" },
+		{ 2 << 20, 1 << 20, 48 << 10, 1, 0, (2 << 20) - (1 << 20) - (48 << 10), "2 MiB held under 1 MiB and 48 KiB is" },
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
