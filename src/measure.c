@@ -308,6 +308,11 @@ int amp_replaces_at_random(const struct amp_level *lv)
 	return amp_param_conclusive(&lv->replacement) && lv->replacement.value == AMP_POLICY_RANDOM;
 }
 
+int amp_spares_overflow(const struct amp_level *lv)
+{
+	return lv->overflow_share > 0 && lv->overflow_share < AMP_FULL_OVERFLOW_SHARE;
+}
+
 uint64_t amp_evictors_fresh(const struct amp_level *lv)
 {
 	uint64_t e = 0;

@@ -279,6 +279,15 @@ uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64
 uint64_t amp_evictors_fresh(const struct amp_level *lv);
 /* Whether lv is known to replace at random (conclusively). */
 int amp_replaces_at_random(const struct amp_level *lv);
+/* By timing: a cyclic walk one line over the ways (mod_assoc.c
+ * overflow_share) that misses less than this share of its accesses
+ * keeps some of its lines: none of lru, tree plru, fifo (a full thrash
+ * reads 1.1 to 1.3 on real L1s, whose misses cost a little more than
+ * the sweep's gap). */
+#define AMP_FULL_OVERFLOW_SHARE 0.8
+/* Whether lv's walk one line over its ways, timed, spared some lines
+ * (its overflow share is below AMP_FULL_OVERFLOW_SHARE). */
+int amp_spares_overflow(const struct amp_level *lv);
 /* Test accesses one group of evictor lines serves (their words within
  * the smallest line above). */
 uint64_t amp_evictor_visits(const struct amp_level *lv);

@@ -66,12 +66,6 @@
 #define FRESH_POOL_MAX 2048
 #define FRESH_POOL_TRIES 4   /* candidate lines per pool line (a few colours share the set) */
 #define JOIN_MISSES 0.25     /* misses per walk: a line joined the tested set */
-/* By timing: a cyclic walk one line over the ways (mod_assoc.c
- * overflow_share) that misses less than this share of its accesses
- * keeps some of its lines: none of lru, tree plru, fifo (a full thrash
- * reads 1.1 to 1.3 on real L1s, whose misses cost a little more than
- * the sweep's gap). */
-#define FULL_OVERFLOW_SHARE 0.8
 
 /* ---- one set: lru, fifo (lists oldest first), tree plru, random ---- */
 
@@ -1878,7 +1872,7 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 					  lv->above->name, amp_policy_names[lv->replacement.value]);
 		}
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
-		   lv->overflow_share > 0 && lv->overflow_share < FULL_OVERFLOW_SHARE) {
+		   amp_spares_overflow(lv)) {
 		/* lru, tree plru and fifo all miss every access of a cyclic
 		 * walk one line over the ways; a policy that spares some of
 		 * them (Intel's L1d: 13 lines 4 KiB apart in its 12 ways
