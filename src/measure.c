@@ -217,6 +217,14 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 	lv->size.accesses = ways->accesses + way->accesses;
 }
 
+void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t accesses, const char *why)
+{
+	if (!p->failed)
+		snprintf(p->first_failure, sizeof p->first_failure, "%s", why);
+	p->failed += measurements;
+	p->accesses += accesses;
+}
+
 int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
 {
 	int64_t held = size;

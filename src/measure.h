@@ -407,6 +407,10 @@ uint64_t amp_nearest_line_or_64(const struct amp_level *lv);
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way);
+/* Measurements of p set aside after the fact (rounds read in a busy
+ * spell): they count as failed, with `why` as the first failure unless
+ * one came before, and their accesses in p's. */
+void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t accesses, const char *why);
 /* Data by timing: how far `size` bytes, with what the levels above lv
  * hold, fall short of what the latency sweep held at lv's latency, in
  * bytes; 0 where they do not by more than AMP_SWEEP_MARGIN of it, where

@@ -886,10 +886,7 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	}
 	/* The rounds measured in a spell count as failed measurements. */
 	if (discarded && amp_param_conclusive(&lv->assoc)) {
-		if (!lv->assoc.failed)
-			snprintf(lv->assoc.first_failure, sizeof lv->assoc.first_failure, "%s", first);
-		lv->assoc.failed += discarded;
-		lv->assoc.accesses += spent;
+		amp_param_set_aside(&lv->assoc, discarded, spent, first);
 		lv->size.accesses += spent;
 	}
 	return rc;

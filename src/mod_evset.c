@@ -1687,18 +1687,28 @@ struct sampler {
 	unsigned ncand;
 };
 
+/* Whether the set's lines from set[from] on, then g[0..k-1] and
+ * fill[0..nfill-1], evict line `target`. */
+static int set_walk_evicts(struct amp_ctx *c, const struct evset *e, uint64_t target, uint64_t from,
+			   const uint64_t *g, uint64_t k, const uint64_t *fill, uint64_t nfill, int *yes,
+			   char *err, size_t len)
+{
+	uint64_t walk[2 * AMP_MAX_CONG], n = e->nset - from;
+
+	memcpy(walk, e->set + from, n * sizeof *walk);
+	if (k)
+		memcpy(walk + n, g, k * sizeof *g);
+	if (nfill)
+		memcpy(walk + n + k, fill, nfill * sizeof *fill);
+	return evicts(c, e, target, walk, n + k + nfill, AMP_RELOAD_REPS, NULL, yes, err, len);
+}
+
 /* Whether ways - 1 lines of the set, g[0..k-1] and fill[0..nfill-1]
  * evict the target: iff one of g or fill joins its set. */
 static int joined_evicts(struct amp_ctx *c, const struct evset *e, const uint64_t *g, uint64_t k,
 			 const uint64_t *fill, uint64_t nfill, int *yes, char *err, size_t len)
 {
-	uint64_t walk[2 * AMP_MAX_CONG], n = e->nset - 2;
-
-	memcpy(walk, e->set + 2, n * sizeof *walk);
-	memcpy(walk + n, g, k * sizeof *g);
-	if (nfill)
-		memcpy(walk + n + k, fill, nfill * sizeof *fill);
-	return evicts(c, e, e->set[0], walk, n + k + nfill, AMP_RELOAD_REPS, NULL, yes, err, len);
+	return set_walk_evicts(c, e, e->set[0], 2, g, k, fill, nfill, yes, err, len);
 }
 
 static int group_evicts(struct sampler *sm, const uint64_t *g, uint64_t k, const uint64_t *fill, int *yes,
@@ -1732,13 +1742,7 @@ static void random_lines(struct sampler *sm, uint64_t off, uint64_t *g, uint64_t
  * not 1024, and the way votes split between 32 and 64 KiB. */
 static int set_evicts(struct sampler *sm, uint64_t y, const uint64_t *fill, int *yes, char *err, size_t len)
 {
-	const struct evset *e = sm->e;
-	uint64_t walk[2 * AMP_MAX_CONG], n = e->nset - 1, nfill = fill ? sm->group - 1 : 0;
-
-	memcpy(walk, e->set + 1, n * sizeof *walk);
-	if (nfill)
-		memcpy(walk + n, fill, nfill * sizeof *fill);
-	return evicts(sm->c, e, y, walk, n + nfill, AMP_RELOAD_REPS, NULL, yes, err, len);
+	return set_walk_evicts(sm->c, sm->e, y, 1, NULL, 0, fill, fill ? sm->group - 1 : 0, yes, err, len);
 }
 
 /* The lone lines that evicted the target are tested again, in rounds
@@ -3141,10 +3145,7 @@ static void way_again_if_short(struct amp_ctx *c, struct amp_level *lv, const st
 		spent += way->accesses;
 		amp_vote(c, lv, way_vote, way);
 	}
-	if (!way->failed)
-		snprintf(way->first_failure, sizeof way->first_failure, "%s", first);
-	way->failed += set_aside;
-	way->accesses += spent;
+	amp_param_set_aside(way, set_aside, spent, first);
 }
 
 static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
