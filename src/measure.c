@@ -338,6 +338,16 @@ uint64_t amp_evictors_fresh(const struct amp_level *lv)
 	return e > FRESH_EVICTORS_MAX ? UINT64_MAX : e;
 }
 
+uint64_t amp_evictors_plain(const struct amp_level *lv)
+{
+	uint64_t e = 0;
+
+	for (const struct amp_level *a = lv->above; a; a = a->above)
+		if (a->thrash_ways > 0 && (uint64_t)a->thrash_ways > e)
+			e = (uint64_t)a->thrash_ways;
+	return e;
+}
+
 /* Fresh evictors of one test access lie in blocks of `far` bytes, each
  * holding the odd multiples of the step below far. */
 static uint64_t fresh_blocks(const struct amp_level *lv, uint64_t e, uint64_t far)
@@ -368,8 +378,7 @@ static uint64_t *evicted_offsets(const struct amp_level *lv, const uint64_t *tes
 	const struct amp_level *up = lv->above;
 	uint64_t wj = amp_evictor_step(lv), unit = (uint64_t)up->line.value;
 	uint64_t piece = piece_above(lv), visits = fresh ? 1 : piece / 8;
-	/* As many as its ways: enough under LRU, FIFO and tree PLRU above. */
-	uint64_t e = fresh ? fresh : (uint64_t)up->thrash_ways, total = n * (1 + e), k = 0;
+	uint64_t e = fresh ? fresh : amp_evictors_plain(lv), total = n * (1 + e), k = 0;
 	uint64_t per = far / (2 * wj) ? far / (2 * wj) : 1, blocks = fresh ? fresh_blocks(lv, e, far) : 1;
 	uint64_t *off = malloc(total * sizeof *off);
 
@@ -475,7 +484,7 @@ uint64_t amp_evictors_per_set(const struct amp_level *lv)
 {
 	uint64_t sets = (uint64_t)lv->way.value / (2 * amp_evictor_step(lv));
 
-	return sets ? ((uint64_t)lv->above->thrash_ways + sets - 1) / sets : UINT64_MAX;
+	return sets ? (amp_evictors_plain(lv) + sets - 1) / sets : UINT64_MAX;
 }
 
 int amp_evictors_usable(const struct amp_level *lv)
@@ -594,7 +603,7 @@ static int cyclic_rate_walk(struct amp_ctx *c, const struct amp_level *lv, uint6
 		if (sets == 0 || groups * amp_evictors_per_set(lv) > (uint64_t)lv->thrash_ways) {
 			/* 2 x the ways above + 2 where they fit; at least
 			 * enough that the walk overflows the set above. */
-			uint64_t above = (uint64_t)lv->above->thrash_ways, m = 2 * above + 2;
+			uint64_t above = amp_evictors_plain(lv), m = 2 * above + 2;
 
 			if (m > sets * (uint64_t)lv->thrash_ways)
 				m = sets * (uint64_t)lv->thrash_ways;

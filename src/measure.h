@@ -277,6 +277,12 @@ uint64_t amp_fresh_evicted_region(const struct amp_level *lv, uint64_t n, uint64
  * the level right above); 0 where none above is random, UINT64_MAX
  * where that would take more than a test can afford. */
 uint64_t amp_evictors_fresh(const struct amp_level *lv);
+/* Reused evictors per test access (amp_plan_add_evicted): the most
+ * ways of any level above, not only the one right above: under an L1d
+ * of more ways than L2's, L2's ways' worth of them stayed in L1d, never
+ * reached L2, and left the test line there (an exclusive 6-way L3
+ * under a 3-way L2 and a 4-way L1d read NINE). */
+uint64_t amp_evictors_plain(const struct amp_level *lv);
 /* Whether lv is known to replace at random (conclusively). */
 int amp_replaces_at_random(const struct amp_level *lv);
 /* By timing: a cyclic walk one line over the ways (mod_assoc.c

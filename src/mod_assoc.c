@@ -542,6 +542,29 @@ static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, 
  * the check below walks: other pages, other frames. */
 #define MAPPING_CHECKS 4
 
+/* Whether the check's two walks hold with the way known: where the
+ * evictors of a group would overflow this level's sets, the walk takes
+ * pushers (measure.c), and only a test line can miss.  The evictors of
+ * the search may overflow a small way's one other set on contiguous
+ * frames too (a 24-way L2 of a 1 KiB way under a random 3-way L1d of
+ * 512 B missed 2.56 a line one line over its ways; handed to eviction
+ * sets, it left L3 no evictors, and L3 read L2's 24 ways). */
+static int pushed_walks_hold(struct amp_ctx *c, struct amp_level *lv, uint64_t base, int64_t ways,
+			     double *rate)
+{
+	char err[AMP_REASON_LEN];
+	int fit = 1, over = 0, known = lv->way.known;
+
+	if (known)
+		return 0; /* the walks took pushers already, if they could */
+	lv->way.known = 1;
+	if (thrash(c, lv, base, (uint64_t)lv->way.value, (uint64_t)ways, &fit, err, sizeof err) < 0 ||
+	    thrash_rate(c, lv, base, (uint64_t)lv->way.value, (uint64_t)ways + 1, &over, rate, err, sizeof err) < 0)
+		fit = 1;
+	lv->way.known = known;
+	return !fit && over && *rate * (double)(ways + 1) <= (double)(ways + 1) + 0.5;
+}
+
 /* Counters, physically indexed levels: with contiguous frames (or huge
  * pages) `ways` lines `way` bytes apart fit one set and one more
  * thrashes it, from any starting page.  Scattered frames put such lines
@@ -571,7 +594,8 @@ static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, 
 		 * once per line: more, and the evictors miss too (scattered
 		 * frames put them in this level's sets with the test lines;
 		 * a 2-way L2 under a 12-way L1d read 10 ways 512 B apart). */
-		if (search.evict && rate * (double)(ways + 1) > (double)(ways + 1) + 0.5) {
+		if (search.evict && rate * (double)(ways + 1) > (double)(ways + 1) + 0.5 &&
+		    !pushed_walks_hold(c, lv, base, ways, &rate)) {
 			snprintf(why, len, "virtual strides do not predict its sets: %lld lines %lld bytes apart %u pages further on miss %.2f times a line with the lines that evict them from %s",
 				 (long long)ways + 1, (long long)way, 5 * k, rate, lv->above->name);
 			return 0;

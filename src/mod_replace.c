@@ -1360,8 +1360,8 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 		 * sets of this level they share, and their misses would read
 		 * as random replacement. */
 		amp_param_unknown(&lv->replacement,
-				  "too few sets to hold the lines that evict a test line from %s: %d of them in %llu set%s of %lld ways here",
-				  up->name, up->thrash_ways, (unsigned long long)reach, reach == 1 ? "" : "s",
+				  "too few sets to hold the lines that evict a test line from %s: %llu of them in %llu set%s of %lld ways here",
+				  up->name, (unsigned long long)amp_evictors_plain(lv), (unsigned long long)reach, reach == 1 ? "" : "s",
 				  (long long)d->a);
 		return -1;
 	}
@@ -1369,7 +1369,7 @@ static int choose_reach(struct amp_ctx *c, struct amp_level *lv, struct design *
 	d->delta = 2 * wj;
 	d->stride = wk;
 	d->avail = reach;
-	d->per_access = 1 + (d->fresh ? d->fresh : (uint64_t)up->thrash_ways);
+	d->per_access = 1 + (d->fresh ? d->fresh : amp_evictors_plain(lv));
 	return 0;
 }
 
