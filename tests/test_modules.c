@@ -1959,6 +1959,60 @@ static void test_evictors_one_place(void)
 	       exact, fair);
 }
 
+/* Evictors that must get past more than the level right above (policy
+ * matrix seed 47): h78, an exclusive 6-way FIFO L3 under a random 3-way
+ * L2 and a 4-way LRU L1d, whose 3 evictors a test line stayed in L1d
+ * (read NINE and 9 ways); h64, a 24-way L2 of a 1 KiB way under a
+ * random 3-way L1d of 512 B, whose evictors overflow its one other set
+ * (it went to eviction sets, and L3 below it read 24 ways and exclusive).
+ * Contiguous frames, 3 seeds each: every level's ways, size and
+ * inclusion exact. */
+static void test_evictors_past_l1(void)
+{
+	static const struct {
+		const char *spec, *name;
+		int64_t ways, size, incl;
+	} cases[] = {
+		{ "L1d:size=32768,assoc=4,line=64,policy=lru,write=noallocate;L1i:size=32768,assoc=4,line=64,policy=lru;"
+		  "L2:size=393216,assoc=3,line=64,policy=random,write=noallocate,inclusion=nine;"
+		  "L3:size=1572864,assoc=6,line=64,policy=fifo,write=allocate,inclusion=exclusive",
+		  "L3", 6, 1572864, AMP_INCL_EXCLUSIVE },
+		{ "L1d:size=1536,assoc=3,line=16,policy=random,write=noallocate;L1i:size=1536,assoc=3,line=16,policy=random;"
+		  "L2:size=24576,assoc=24,line=16,policy=lru,write=noallocate,inclusion=nine;"
+		  "L3:size=393216,assoc=6,line=32,policy=random,write=noallocate,inclusion=nine",
+		  "L2", 24, 24576, AMP_INCL_NINE },
+		{ "L1d:size=1536,assoc=3,line=16,policy=random,write=noallocate;L1i:size=1536,assoc=3,line=16,policy=random;"
+		  "L2:size=24576,assoc=24,line=16,policy=lru,write=noallocate,inclusion=nine;"
+		  "L3:size=393216,assoc=6,line=32,policy=random,write=noallocate,inclusion=nine",
+		  "L3", 6, 393216, AMP_INCL_NINE },
+	};
+	int exact = 0, runs = 0;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			char err[512];
+			const struct amp_level *lv;
+			int ok;
+
+			runs++;
+			if (mod_sim_run_pages(&ms, cases[i].spec, 0, seed, 3, 3, NULL, NULL, 0, err, sizeof err) < 0) {
+				tap_diag("seed %llu: %s", (unsigned long long)seed, err);
+				mod_sim_free(&ms);
+				continue;
+			}
+			lv = level(cases[i].name);
+			ok = lv && amp_param_conclusive(&lv->assoc) && lv->assoc.value == cases[i].ways &&
+			     amp_param_conclusive(&lv->size) && lv->size.value == cases[i].size &&
+			     amp_param_conclusive(&lv->inclusion) && lv->inclusion.value == cases[i].incl;
+			exact += ok;
+			if (!ok)
+				diag_level(seed, cases[i].spec, lv);
+			mod_sim_free(&ms);
+		}
+	tap_ok(exact == runs, "evictors past L1 (an L1d of more ways than L2's; a small way's one evictor set): exact in %d of %d",
+	       exact, runs);
+}
+
 static void test_pair_seeds(void)
 {
 	const char *spec = "L1d:size=4K,assoc=4,line=128,write=noallocate;L1i:size=4K,assoc=4,line=128;"
@@ -2427,6 +2481,7 @@ int main(void)
 		tap_run(test_scattered_awkward());
 		tap_run(test_scattered_exclusive_l3());
 		tap_run(test_evictors_overflow());
+		tap_run(test_evictors_past_l1());
 		tap_run(test_seeded_rows());
 		tap_run(test_fit_under_random_l2());
 		tap_run(test_few_way_pushers());
