@@ -413,6 +413,11 @@ uint64_t amp_nearest_line_or_64(const struct amp_level *lv);
  * lower confidence of the two, their accesses together. */
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way);
+/* Data by timing: a round of L1d's measurements read in a neighbour's
+ * busy spell (mod_assoc.c, mod_block.c) is measured again after this
+ * pause, at most this many times. */
+#define AMP_SPELL_TRIES 3
+#define AMP_SPELL_PAUSE_NS 500000000L
 /* Measurements of p set aside after the fact (rounds read in a busy
  * spell): they count as failed, with `why` as the first failure unless
  * one came before, and their accesses in p's. */

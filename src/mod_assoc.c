@@ -856,10 +856,8 @@ static int assoc_round(struct amp_ctx *c, struct amp_level *lv, char *err, size_
  *  - the size is below what the latency sweep, run earlier, held at the
  *    level's latency (44 KiB there; 40 KiB read in a full run), less
  *    what the levels above hold (amp_short_of_sweep).
- * Such a level is measured again after SPELL_PAUSE_NS, at most
- * SPELL_TRIES times. */
-#define SPELL_TRIES 3
-#define SPELL_PAUSE_NS 500000000L
+ * Such a level is measured again after AMP_SPELL_PAUSE_NS, at most
+ * AMP_SPELL_TRIES times. */
 
 /* Whether this round of lv's ways was measured in a spell; why. */
 static int spell_seen(const struct amp_level *lv, char *why, size_t len)
@@ -881,7 +879,7 @@ static int spell_seen(const struct amp_level *lv, char *why, size_t len)
 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
-	const struct timespec pause = { 0, SPELL_PAUSE_NS };
+	const struct timespec pause = { 0, AMP_SPELL_PAUSE_NS };
 	char first[AMP_REASON_LEN] = "", why[AMP_REASON_LEN];
 	unsigned discarded = 0, tries = 0;
 	uint64_t spent = 0;
@@ -890,12 +888,12 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	for (; rc == 0 && spell_seen(lv, why, sizeof why); tries++) {
 		if (!first[0])
 			snprintf(first, sizeof first, "%s", why);
-		if (tries == SPELL_TRIES) {
+		if (tries == AMP_SPELL_TRIES) {
 			/* A spell as long as the rounds, or a level these
 			 * walks cannot read: unknown, not wrong. */
 			lv->assoc.inconclusive = 1;
 			snprintf(lv->assoc.reason, sizeof lv->assoc.reason, "%s; so did %u more rounds, %.1f s apart",
-				 first, tries, SPELL_PAUSE_NS / 1e9);
+				 first, tries, AMP_SPELL_PAUSE_NS / 1e9);
 			if (lv->size.known) {
 				lv->size.inconclusive = 1;
 				snprintf(lv->size.reason, sizeof lv->size.reason, "%s", lv->assoc.reason);

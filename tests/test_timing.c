@@ -879,7 +879,8 @@ static void test_random_l1_inclusion(void)
  * reads lru with the share it measured (at least 0.8); the same rounds
  * with a share of 0.5 (a set that spares lines of a walk one line over
  * its ways, as the Intel guest's L1d does: no policy modelled here does)
- * give unknown, with the share and the rounds' answer in the reason. */
+ * give unknown, with the share and the rounds' answer in the reason;
+ * with 0.14, near random's 2/13, random (its rounds can read lru). */
 extern const struct amp_module amp_module_replacement;
 
 static void test_overflow_rules_out(void)
@@ -904,6 +905,12 @@ static void test_overflow_rules_out(void)
 		tap_ok(!l1->replacement.known && strstr(l1->replacement.reason, "missed only 0.50") &&
 			       strstr(l1->replacement.reason, "the rounds read lru"),
 		       "overflow share 0.50: replacement unknown (%s)", l1->replacement.reason);
+		l1->overflow_share = 0.14;
+		tap_eq(amp_module_replacement.run(&t->ms.ctx, l1, err, sizeof err), 0, "overflow share 0.14: the rounds run again");
+		tap_ok(amp_param_conclusive(&l1->replacement) && l1->replacement.value == AMP_POLICY_RANDOM &&
+			       strstr(l1->replacement.reason, "near random replacement's 2/13") &&
+			       strstr(l1->replacement.reason, "the rounds read lru"),
+		       "overflow share 0.14, random's 2/13 or near: replacement random (%s)", l1->replacement.reason);
 	}
 	timed_free(t);
 }
@@ -994,12 +1001,14 @@ static void test_short_of_sweep(void)
 	}
 }
 
-/* A 48 KiB 12-way L1d by timing through the assoc module, with a busy
+/* A 48 KiB 12-way L1d by timing through the module `last`, with a busy
  * spell of a sibling that holds `ways` of its ways (and of L2's) from
  * our access `from` to `until` (ways 0: none).  *swept: the accesses
- * the latency sweep took; *total: all of them.  NULL after a failed
+ * the latency sweep took; *before: those up to the module `first` (the
+ * sweep's where NULL); *total: all of them.  NULL after a failed
  * check. */
-static struct timed *spell_run(unsigned ways, uint64_t from, uint64_t until, uint64_t *swept, uint64_t *total)
+static struct timed *spell_run_through(unsigned ways, uint64_t from, uint64_t until, const char *first,
+				       const char *last, uint64_t *swept, uint64_t *before, uint64_t *total)
 {
 	static const char spec[] = "L1d:size=48K,line=64,assoc=12,latency=5;"
 				   "L1i:size=32K,line=64,assoc=8;L2:size=256K,line=64,assoc=16,latency=14;"
@@ -1023,9 +1032,12 @@ static struct timed *spell_run(unsigned ways, uint64_t from, uint64_t until, uin
 	amp_ctx_timing(c);
 	if (amp_sweep_run(c, max_size_of(&s), &t->sw, err, sizeof err) < 0)
 		goto fail;
-	*swept = sim_total_accesses(t->ms.sim);
+	*swept = *before = sim_total_accesses(t->ms.sim);
 	if (amp_levels_timing(c, "L1d", &t->sw, err, sizeof err) < 0 ||
-	    amp_characterise_through(c, "assoc", err, sizeof err) < 0)
+	    (first && amp_characterise_through(c, first, err, sizeof err) < 0))
+		goto fail;
+	*before = sim_total_accesses(t->ms.sim);
+	if (amp_characterise_through(c, last, err, sizeof err) < 0)
 		goto fail;
 	*total = sim_total_accesses(t->ms.sim);
 	return t;
@@ -1035,6 +1047,13 @@ fail:
 		sim_destroy(t->ms.sim);
 	free(t);
 	return NULL;
+}
+
+static struct timed *spell_run(unsigned ways, uint64_t from, uint64_t until, uint64_t *swept, uint64_t *total)
+{
+	uint64_t before;
+
+	return spell_run_through(ways, from, until, NULL, "assoc", swept, &before, total);
 }
 
 /* A sibling's busy spell takes 2 of L1d's 12 ways from every walk, and
@@ -1085,6 +1104,58 @@ static void test_sibling_spell(void)
 	timed_free(t);
 }
 
+/* The same spell while L1d's line is measured (module block-l1, after
+ * a quiet assoc): each half of the moved class thrashes at every offset
+ * until it ends, and the first offset that fits after it would read as
+ * the line.  Spells over 0.4 to 1.2 of the quiet round: the line is
+ * 64 B in every one, with the votes in the spell failed; over 0.4 the
+ * offset before the fit, walked again, fits (before this check the
+ * line stayed 64 B there by 2 votes of 3, and was inconclusive at 128,
+ * 512 and 1024 B over 1.0 to 1.2, one vote left).  A spell without end:
+ * unknown, never larger. */
+static void test_sibling_spell_line(void)
+{
+	static const double ends[] = { 0.4, 1.0, 1.1, 1.2 };
+	const size_t nends = sizeof ends / sizeof ends[0];
+	uint64_t swept, before, total, s2, b2, t2, round;
+	struct timed *t = spell_run_through(0, 0, 0, "assoc", "block-l1", &swept, &before, &total);
+	const struct amp_level *l1;
+	int right = 0, failed = 0, rewalked = 0;
+
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && amp_param_conclusive(&l1->line) && l1->line.value == 64 && !l1->line.failed,
+	       "sibling spell: none, a line of 64 B, no vote failed");
+	timed_free(t);
+	round = total - before;
+	for (size_t i = 0; i < nends; i++) {
+		t = spell_run_through(2, before, before + (uint64_t)(ends[i] * (double)round), "assoc", "block-l1",
+				      &s2, &b2, &t2);
+		if (!t)
+			return;
+		l1 = mod_sim_level(&t->ms, "L1d");
+		right += l1 && amp_param_conclusive(&l1->line) && l1->line.value == 64;
+		failed += l1 && l1->line.failed > 0;
+		rewalked += l1 && l1->line.failed && strstr(l1->line.first_failure, "fitted when walked again");
+		if (getenv("AMP_TEST_VERBOSE") || !(l1 && amp_param_conclusive(&l1->line) && l1->line.value == 64))
+			tap_diag("spell over %.2f of the line's round: %lld (%s), %u failed, the first: %s", ends[i],
+				 l1 && l1->line.known ? (long long)l1->line.value : -1, l1 ? l1->line.reason : "no L1d",
+				 l1 ? l1->line.failed : 0, l1 ? l1->line.first_failure : "");
+		timed_free(t);
+	}
+	tap_ok(right == (int)nends && failed == (int)nends && rewalked >= 1,
+	       "sibling spell over the line's round: 64 B in %d of %zu, votes failed in %d, a fit walked again in %d",
+	       right, nends, failed, rewalked);
+	t = spell_run_through(2, before, UINT64_MAX, "assoc", "block-l1", &s2, &b2, &t2);
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && !amp_param_conclusive(&l1->line), "sibling spell without end over the line: unknown (%s)",
+	       l1 ? l1->line.reason : "no L1d");
+	timed_free(t);
+}
+
 static void test_quiet_gate(void)
 {
 	const struct timespec work = { 0, 30000000 };
@@ -1131,5 +1202,6 @@ int main(void)
 	tap_run(test_quiet_gate());
 	tap_run(test_short_of_sweep());
 	tap_run(test_sibling_spell());
+	tap_run(test_sibling_spell_line());
 	return tap_done();
 }
