@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 #include "measure.h"
@@ -215,6 +216,14 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 	if (ways->confidence < way->confidence)
 		lv->size.confidence = ways->confidence;
 	lv->size.accesses = ways->accesses + way->accesses;
+}
+
+void amp_spell_pause(const struct amp_ctx *c)
+{
+	const struct timespec pause = { 0, AMP_SPELL_PAUSE_NS };
+
+	if (!c->host->sim)
+		nanosleep(&pause, NULL); /* let the spell pass */
 }
 
 void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t accesses, const char *why)

@@ -19,7 +19,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "measure.h"
 #include "insn_timing.h"
 
@@ -542,6 +541,13 @@ static int assoc_supported(const struct amp_ctx *c, const struct amp_level *lv, 
  * the check below walks: other pages, other frames. */
 #define MAPPING_CHECKS 4
 
+/* Whether a walk of n lines missed more than once a line (by half a
+ * miss in all): the evictors missed too. */
+static int misses_more_than_once(double rate, int64_t n)
+{
+	return rate * (double)n > (double)n + 0.5;
+}
+
 /* Whether the check's two walks hold with the way known: where the
  * evictors of a group would overflow this level's sets, the walk takes
  * pushers (measure.c), and only a test line can miss.  The evictors of
@@ -562,7 +568,7 @@ static int pushed_walks_hold(struct amp_ctx *c, struct amp_level *lv, uint64_t b
 	    thrash_rate(c, lv, base, (uint64_t)lv->way.value, (uint64_t)ways + 1, &over, rate, err, sizeof err) < 0)
 		fit = 1;
 	lv->way.known = known;
-	return !fit && over && *rate * (double)(ways + 1) <= (double)(ways + 1) + 0.5;
+	return !fit && over && !misses_more_than_once(*rate, ways + 1);
 }
 
 /* Counters, physically indexed levels: with contiguous frames (or huge
@@ -594,7 +600,7 @@ static int mapping_holds(struct amp_ctx *c, struct amp_level *lv, int64_t ways, 
 		 * once per line: more, and the evictors miss too (scattered
 		 * frames put them in this level's sets with the test lines;
 		 * a 2-way L2 under a 12-way L1d read 10 ways 512 B apart). */
-		if (search.evict && rate * (double)(ways + 1) > (double)(ways + 1) + 0.5 &&
+		if (search.evict && misses_more_than_once(rate, ways + 1) &&
 		    !pushed_walks_hold(c, lv, base, ways, &rate)) {
 			snprintf(why, len, "virtual strides do not predict its sets: %lld lines %lld bytes apart %u pages further on miss %.2f times a line with the lines that evict them from %s",
 				 (long long)ways + 1, (long long)way, 5 * k, rate, lv->above->name);
@@ -879,7 +885,6 @@ static int spell_seen(const struct amp_level *lv, char *why, size_t len)
 
 static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t len)
 {
-	const struct timespec pause = { 0, AMP_SPELL_PAUSE_NS };
 	char first[AMP_REASON_LEN] = "", why[AMP_REASON_LEN];
 	unsigned discarded = 0, tries = 0;
 	uint64_t spent = 0;
@@ -902,8 +907,7 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 		}
 		discarded += (unsigned)lv->assoc.nvotes;
 		spent += lv->assoc.accesses + lv->way.accesses;
-		if (!c->host->sim)
-			nanosleep(&pause, NULL); /* let the spell pass */
+		amp_spell_pause(c);
 		rc = assoc_round(c, lv, err, len);
 	}
 	/* The rounds measured in a spell count as failed measurements. */

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "measure.h"
 #include "memlimit.h"
 #include "plan.h"
@@ -186,15 +185,11 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 		if (!thrashed[n++] && !code)
 			break;
 	}
-	if (code)
-		return line_step(lv, offset, thrashed, n, limit, value, err, len);
 	/* Data: a walk that thrashed at every offset saw a spell too (or
 	 * ways or a way size that are wrong). */
-	if (thrashed[n - 1]) {
+	if (!code && thrashed[n - 1])
 		spell_votes++;
-		return line_step(lv, offset, thrashed, n, limit, value, err, len);
-	}
-	if (n >= 2 && spell_before_fit(c, lv, set, a, offset[n - 2], region, err, len))
+	else if (!code && n >= 2 && spell_before_fit(c, lv, set, a, offset[n - 2], region, err, len))
 		return -1;
 	return line_step(lv, offset, thrashed, n, limit, value, err, len);
 }
@@ -725,7 +720,6 @@ static int class_applies(const struct amp_ctx *c, const struct amp_level *lv)
  * those set aside count as failed. */
 static void l1_line_run(struct amp_ctx *c, struct amp_level *lv)
 {
-	const struct timespec pause = { 0, AMP_SPELL_PAUSE_NS };
 	char first[AMP_REASON_LEN] = "";
 	unsigned discarded = 0;
 	uint64_t spent = 0;
@@ -738,8 +732,7 @@ static void l1_line_run(struct amp_ctx *c, struct amp_level *lv)
 			snprintf(first, sizeof first, "%s", lv->line.reason);
 		discarded += (unsigned)lv->line.nvotes + lv->line.failed;
 		spent += lv->line.accesses;
-		if (!c->host->sim)
-			nanosleep(&pause, NULL); /* let the spell pass */
+		amp_spell_pause(c);
 		spell_votes = 0;
 		amp_vote(c, lv, block_vote, &lv->line);
 	}
