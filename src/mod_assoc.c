@@ -301,10 +301,42 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 	return 0;
 }
 
+/* Where the thrashing length never settles: whether the walks' span
+ * (lines x stride) grew at most SPAN_GROWTH times while the stride grew
+ * 2^(SPAN_LEAST - 1) times or more.  Lines of one set thrash at the same
+ * count at every stride past the way size, so their span doubles with
+ * the stride; a span that hardly grows is a structure indexed above
+ * every stride tried, about that big (a TLB, a branch predictor), not
+ * this level's sets.  On the Zen 3 guest (AMD family 25 model 1) code
+ * walks 4 KiB to 1 MiB apart thrashed from 266 lines down to 3, spans of
+ * 1.0 to 3.0 MiB, while 128 lines 8 KiB apart, all of one L1i set, ran
+ * as fast as 4. */
+#define SPAN_MAX 24
+#define SPAN_LEAST 5
+#define SPAN_GROWTH 4
+
+static void span_reason(const struct amp_level *lv, const uint64_t *span, int n, uint64_t s, char *err,
+			size_t len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (int i = 0; i < n; i++) {
+		lo = span[i] < lo ? span[i] : lo;
+		hi = span[i] > hi ? span[i] : hi;
+	}
+	if (n >= SPAN_LEAST && span[n - 1] <= SPAN_GROWTH * span[0])
+		snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride; at every stride walks thrash once they span %llu to %llu KiB (lines x stride): something indexed above every stride fills (a TLB, a branch predictor), not this level's sets",
+			 lv->name, (unsigned long long)s, (unsigned long long)(lo >> 10), (unsigned long long)(hi >> 10));
+	else
+		snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride", lv->name,
+			 (unsigned long long)s);
+}
+
 static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
 {
-	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2;
+	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2, span[SPAN_MAX];
+	int nspan = 0;
 
 	search.fastest = 0;
 	if (lv->method == AMP_METHOD_COUNTERS) {
@@ -319,14 +351,16 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	s = c->page;
 	if (smallest_thrash(c, lv, base, s, &n, err, len) < 0)
 		return -1;
+	span[nspan++] = n * s;
 	for (;; s *= 2, n = n2) {
 		if (2 * s > stride_max(lv)) {
-			snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride",
-				 lv->name, (unsigned long long)s);
+			span_reason(lv, span, nspan, s, err, len);
 			return -1;
 		}
 		if (smallest_thrash(c, lv, base, 2 * s, &n2, err, len) < 0)
 			return -1;
+		if (nspan < SPAN_MAX)
+			span[nspan++] = n2 * 2 * s;
 		if (n2 == n)
 			break;
 	}
