@@ -521,7 +521,7 @@ static int result_add(struct amp_run_result *res, struct amp_cset *set, uint64_t
  * lines too, and a miss there costs as much as the single timed load
  * of an eviction test.  On the Zen 3 guest (AMD family 25 model 1),
  * before, the base walk of an eviction test read slower than the walk
- * tested in every other test of the same plans (then faster again), and
+ * tested in about every other test of the same plans, and
  * no pool prefix evicted its target twice running; with these loads
  * first, the base read faster in 31 of 32 tests of 1024 to 4096 lines
  * (in the other, 4 ticks slower). */
