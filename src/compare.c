@@ -157,12 +157,26 @@ static void set_measured(struct amp_compare_row *row, const struct amp_param *p,
 		 use == fallback ? ", effective" : "");
 }
 
-static int lib_differs(const struct amp_compare_row *row, int64_t v)
+/* Whether a measured value differs from a reported one: exactly, or by
+ * more than `share` of the reported one where share > 0. */
+static int value_differs(int64_t reported, int64_t measured, double share)
+{
+	return share > 0 ? !near((double)measured, (double)reported, share) : reported != measured;
+}
+
+static int lib_differs(const struct amp_compare_row *row, int64_t v, double share)
 {
 	for (int i = 0; i < AMP_LIBVIEWS; i++)
-		if (row->has_lib[i] && row->lib[i] != v)
+		if (row->has_lib[i] && value_differs(row->lib[i], v, share))
 			return 1;
 	return 0;
+}
+
+/* Whether v differs from any reported value (sysfs, CPUID, a library). */
+static int reported_differs(const struct amp_compare_row *row, int64_t v, double share)
+{
+	return (row->has_sysfs && value_differs(row->sysfs, v, share)) ||
+	       (row->has_cpuid && value_differs(row->cpuid, v, share)) || lib_differs(row, v, share);
 }
 
 /* A first level's effective size (a timed curve's edge, with no level
@@ -171,22 +185,15 @@ static int lib_differs(const struct amp_compare_row *row, int64_t v)
  * L1i read 32.38 KiB for 32 KiB and counted as a disagreement. */
 #define FIRST_LEVEL_EFFECTIVE_NEAR 0.03
 
-static int effective_near(const struct amp_compare_row *row, const struct amp_level *lv)
+/* The share a row's measured value may differ by and still agree. */
+static double agree_share(const struct amp_compare_row *row, const struct amp_level *lv)
 {
-	double m = (double)row->measured;
-
-	if (!lv || lv->level != 1 || !strstr(row->measured_how, "effective"))
-		return 0;
-	if ((row->has_sysfs && !near(m, (double)row->sysfs, FIRST_LEVEL_EFFECTIVE_NEAR)) ||
-	    (row->has_cpuid && !near(m, (double)row->cpuid, FIRST_LEVEL_EFFECTIVE_NEAR)))
-		return 0;
-	for (int i = 0; i < AMP_LIBVIEWS; i++)
-		if (row->has_lib[i] && !near(m, (double)row->lib[i], FIRST_LEVEL_EFFECTIVE_NEAR))
-			return 0;
-	return 1;
+	return lv && lv->level == 1 && strcmp(row->param, "size") == 0 && strstr(row->measured_how, "effective")
+		       ? FIRST_LEVEL_EFFECTIVE_NEAR
+		       : 0;
 }
 
-static void verdict(struct amp_compare_row *row)
+static void verdict(struct amp_compare_row *row, double share)
 {
 	int has_lib = 0;
 
@@ -200,11 +207,7 @@ static void verdict(struct amp_compare_row *row)
 		row->verdict = AMP_NOT_MEASURED;
 		return;
 	}
-	if ((row->has_sysfs && row->sysfs != row->measured) || (row->has_cpuid && row->cpuid != row->measured) ||
-	    lib_differs(row, row->measured))
-		row->verdict = AMP_DIFFER;
-	else
-		row->verdict = AMP_AGREE;
+	row->verdict = reported_differs(row, row->measured, share) ? AMP_DIFFER : AMP_AGREE;
 }
 
 static struct amp_compare_row *new_row(struct amp_compare *t, const char *level, const char *param)
@@ -275,19 +278,17 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 			} else {
 				set_measured(row, &lv->assoc, NULL);
 			}
-			verdict(row);
-			if (row->verdict == AMP_DIFFER && k == 0 && effective_near(row, lv)) {
-				row->verdict = AMP_AGREE;
+			verdict(row, agree_share(row, lv));
+			if (row->verdict == AMP_AGREE && reported_differs(row, row->measured, 0))
 				snprintf(row->why, sizeof row->why,
 					 "effective size within %.0f%% of the reported one: the resolution of its search",
 					 100 * FIRST_LEVEL_EFFECTIVE_NEAR);
-			}
 			if (row->verdict == AMP_DIFFER) {
 				t->ndiffer++;
 				explain_cache(r, v, lv, row, s ? s : c, row->why, sizeof row->why);
 			}
 			if ((row->has_sysfs || row->has_cpuid) &&
-			    lib_differs(row, row->has_sysfs ? row->sysfs : row->cpuid)) {
+			    lib_differs(row, row->has_sysfs ? row->sysfs : row->cpuid, 0)) {
 				size_t used = strlen(row->why);
 
 				snprintf(row->why + used, sizeof row->why - used, "%s%s", used ? "; " : "",
@@ -322,7 +323,7 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 			} else {
 				set_measured(row, k == 0 ? &lv->size : &lv->line, NULL);
 			}
-			verdict(row);
+			verdict(row, 0);
 			if (row->verdict == AMP_DIFFER) {
 				t->ndiffer++;
 				if (k == 0 && lv && lv->method == AMP_METHOD_TIMING)

@@ -311,22 +311,29 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
  * walks 4 KiB to 1 MiB apart thrashed from 266 lines down to 3, spans of
  * 1.0 to 3.0 MiB, while 128 lines 8 KiB apart, all of one L1i set, ran
  * as fast as 4. */
-#define SPAN_MAX 24
 #define SPAN_LEAST 5
 #define SPAN_GROWTH 4
 
-static void span_reason(const struct amp_level *lv, const uint64_t *span, int n, uint64_t s, char *err,
-			size_t len)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
+/* The spans of one vote's walks, in stride order. */
+struct spans {
+	uint64_t first, last, lo, hi;
+	int n;
+};
 
-	for (int i = 0; i < n; i++) {
-		lo = span[i] < lo ? span[i] : lo;
-		hi = span[i] > hi ? span[i] : hi;
-	}
-	if (n >= SPAN_LEAST && span[n - 1] <= SPAN_GROWTH * span[0])
+static void span_add(struct spans *sp, uint64_t span)
+{
+	if (!sp->n++)
+		sp->first = sp->lo = sp->hi = span;
+	sp->last = span;
+	sp->lo = span < sp->lo ? span : sp->lo;
+	sp->hi = span > sp->hi ? span : sp->hi;
+}
+
+static void span_reason(const struct amp_level *lv, const struct spans *sp, uint64_t s, char *err, size_t len)
+{
+	if (sp->n >= SPAN_LEAST && sp->last <= SPAN_GROWTH * sp->first)
 		snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride; at every stride walks thrash once they span %llu to %llu KiB (lines x stride): something indexed above every stride fills (a TLB, a branch predictor), not this level's sets",
-			 lv->name, (unsigned long long)s, (unsigned long long)(lo >> 10), (unsigned long long)(hi >> 10));
+			 lv->name, (unsigned long long)s, (unsigned long long)(sp->lo >> 10), (unsigned long long)(sp->hi >> 10));
 	else
 		snprintf(err, len, "%s: the thrashing length still changes at a %llu-byte stride", lv->name,
 			 (unsigned long long)s);
@@ -335,8 +342,8 @@ static void span_reason(const struct amp_level *lv, const uint64_t *span, int n,
 static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		     char *err, size_t len)
 {
-	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2, span[SPAN_MAX];
-	int nspan = 0;
+	uint64_t base = vote_base(lv, v), s = stride_max(lv), n, n2;
+	struct spans sp = { 0 };
 
 	search.fastest = 0;
 	if (lv->method == AMP_METHOD_COUNTERS) {
@@ -351,16 +358,15 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	s = c->page;
 	if (smallest_thrash(c, lv, base, s, &n, err, len) < 0)
 		return -1;
-	span[nspan++] = n * s;
+	span_add(&sp, n * s);
 	for (;; s *= 2, n = n2) {
 		if (2 * s > stride_max(lv)) {
-			span_reason(lv, span, nspan, s, err, len);
+			span_reason(lv, &sp, s, err, len);
 			return -1;
 		}
 		if (smallest_thrash(c, lv, base, 2 * s, &n2, err, len) < 0)
 			return -1;
-		if (nspan < SPAN_MAX)
-			span[nspan++] = n2 * 2 * s;
+		span_add(&sp, n2 * 2 * s);
 		if (n2 == n)
 			break;
 	}

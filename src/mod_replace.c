@@ -1886,24 +1886,24 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 					  lv->above->name, amp_policy_names[lv->replacement.value]);
 		}
 	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
-		   amp_spares_overflow(lv) && random_share(lv, d->a)) {
-		/* Random's own share: its rounds, one eviction in `ways`
-		 * among noise, can read lru where ways are many (a random
-		 * 12-way L1d with noise read lru in 2 rounds of 3, its walk
-		 * missing 0.14). */
-		snprintf(lv->replacement.reason, sizeof lv->replacement.reason,
-			 "random: a cyclic walk of %d lines, one more than its ways, missed %.2f of its accesses, near random replacement's 2/%d (lru, plru and fifo miss them all; the rounds read %s)",
-			 d->a + 1, lv->overflow_share, d->a + 1, amp_policy_names[lv->replacement.value]);
-		lv->replacement.value = AMP_POLICY_RANDOM;
-	} else if (amp_param_conclusive(&lv->replacement) && lv->replacement.value != AMP_POLICY_RANDOM &&
 		   amp_spares_overflow(lv)) {
 		/* lru, tree plru and fifo all miss every access of a cyclic
-		 * walk one line over the ways; a policy that spares some of
-		 * them (Intel's L1d: 13 lines 4 KiB apart in its 12 ways
-		 * missed about half the time) answered rounds like lru here. */
-		amp_param_unknown(&lv->replacement,
-				  "a cyclic walk of %d lines, one more than its ways, missed only %.2f of its accesses, where lru, plru and fifo miss them all: a policy amp does not model (the rounds read %s)",
-				  d->a + 1, lv->overflow_share, amp_policy_names[lv->replacement.value]);
+		 * walk one line over the ways.  Random's own share: its
+		 * rounds, one eviction in `ways` among noise, can read lru
+		 * where ways are many (a random 12-way L1d with noise read
+		 * lru in 2 rounds of 3, its walk missing 0.14).  Another
+		 * share is a policy that spares some of them (Intel's L1d:
+		 * 13 lines 4 KiB apart in its 12 ways missed about half the
+		 * time), which answered rounds like lru here. */
+		if (random_share(lv, d->a)) {
+			snprintf(lv->replacement.reason, sizeof lv->replacement.reason,
+				 "random: a cyclic walk of %d lines, one more than its ways, missed %.2f of its accesses, near random replacement's 2/%d (lru, plru and fifo miss them all; the rounds read %s)",
+				 d->a + 1, lv->overflow_share, d->a + 1, amp_policy_names[lv->replacement.value]);
+			lv->replacement.value = AMP_POLICY_RANDOM;
+		} else
+			amp_param_unknown(&lv->replacement,
+					  "a cyclic walk of %d lines, one more than its ways, missed only %.2f of its accesses, where lru, plru and fifo miss them all: a policy amp does not model (the rounds read %s)",
+					  d->a + 1, lv->overflow_share, amp_policy_names[lv->replacement.value]);
 	} else if (amp_param_conclusive(&lv->replacement) && d->a == 2 &&
 		   lv->replacement.value == AMP_POLICY_LRU) {
 		snprintf(lv->replacement.reason, sizeof lv->replacement.reason,
