@@ -40,6 +40,7 @@ struct sim_level_spec {
 	int counter;             /* 0: no miss counter for this level (N/C) */
 	enum sim_index index;    /* caches below L1 default to physical */
 	unsigned prefetch;       /* caches: neighbour lines filled on each side of a miss */
+	int region;              /* caches: a region prefetcher (sim_model.c region_observe) */
 };
 
 struct sim_spec {

@@ -76,6 +76,16 @@ struct link {
 	uint32_t prev, next;
 };
 
+/* A region prefetcher's state (see region_observe): one history for
+ * the whole machine, as for one load instruction. */
+struct region_pf {
+	int on;
+	int visiting, opening;   /* a page's visit is open; this access opened it */
+	uint64_t page;           /* the visit's page */
+	int64_t first, next;     /* its opening line, the first other line it went on to (-1 none) */
+	int64_t delta;           /* learned: the line after the opening one, in lines (0 none) */
+};
+
 struct level {
 	int tlb;
 	int lnum;
@@ -84,6 +94,7 @@ struct level {
 	int phys, hashed, wa, inclusive, exclusive;
 	unsigned latency;
 	unsigned prefetch;       /* neighbour lines filled on each side of a miss */
+	struct region_pf region; /* a region prefetcher (on: .on) */
 	int shift;               /* log2 of the line (page for TLBs) */
 	uint32_t ways, sets, nslots;
 	uint32_t set_mask;       /* sets - 1 when sets is a power of two */
@@ -679,10 +690,24 @@ static void sibling_loop(struct sim_machine *m, uint64_t va, uint64_t pa)
 
 /* ---- the access ---- */
 
+/* Fills the line at p (physical, within pa's page) into l, unless it
+ * is there: silent, no access, miss or cycle is counted, as a PMU's
+ * demand-miss events count none. */
+static void prefetch_line(struct sim_machine *m, struct level *l, uint64_t va, uint64_t pa, uint64_t p, int side)
+{
+	uint64_t first = pa / m->spec.map_page * m->spec.map_page, tag = p >> l->shift, old;
+	uint32_t set = cache_set(l, va - (pa - first) + (p - first), p);
+
+	if (find(l, tag, set) != NONE)
+		return;
+	old = insert(m, l, tag, set);
+	if (old != INVALID)
+		evicted(m, l, old, side);
+}
+
 /* A neighbour-line prefetcher: a miss at l also fills the l->prefetch
  * lines on each side of pa there, within pa's page (prefetchers work on
- * physical addresses and stop at page boundaries).  Silent: no access,
- * miss or cycle is counted, as a PMU's demand-miss events count none. */
+ * physical addresses and stop at page boundaries). */
 static void prefetch_around(struct sim_machine *m, struct level *l, uint64_t va, uint64_t pa, int side)
 {
 	uint64_t line = UINT64_C(1) << l->shift, page = m->spec.map_page;
@@ -690,19 +715,46 @@ static void prefetch_around(struct sim_machine *m, struct level *l, uint64_t va,
 
 	for (uint64_t d = 1; d <= l->prefetch; d++)
 		for (int up = 0; up < 2; up++) {
-			uint64_t p = up ? home + d * line : home - d * line, tag, old;
-			uint32_t set;
-
-			if (up ? p >= first + page : home < first + d * line)
+			if (up ? home + d * line >= first + page : home < first + d * line)
 				continue;
-			tag = p >> l->shift;
-			set = cache_set(l, va - pa % page + (p - first), p);
-			if (find(l, tag, set) != NONE)
-				continue;
-			old = insert(m, l, tag, set);
-			if (old != INVALID)
-				evicted(m, l, old, side);
+			prefetch_line(m, l, va, pa, up ? home + d * line : home - d * line, side);
 		}
+}
+
+/* A region prefetcher, as recent cores have (AMD's L1 region
+ * prefetcher, spatial memory streaming): a visit to a page runs from an
+ * access in it after one elsewhere to the next access elsewhere; when a
+ * visit ends, the distance from its opening line to the first other
+ * line it touched is learned (none if it touched no other), and a miss
+ * that opens the next visit also fills the line that distance away. */
+static void region_observe(struct sim_machine *m, struct level *l, uint64_t pa)
+{
+	struct region_pf *r = &l->region;
+	uint64_t page = pa / m->spec.map_page;
+	int64_t line = (int64_t)((pa % m->spec.map_page) >> l->shift);
+
+	r->opening = !r->visiting || page != r->page;
+	if (!r->opening) {
+		if (r->next < 0 && line != r->first)
+			r->next = line;
+		return;
+	}
+	if (r->visiting)
+		r->delta = r->next < 0 ? 0 : r->next - r->first;
+	r->visiting = 1;
+	r->page = page;
+	r->first = line;
+	r->next = -1;
+}
+
+static void region_fill(struct sim_machine *m, struct level *l, uint64_t va, uint64_t pa, int side)
+{
+	const struct region_pf *r = &l->region;
+	int64_t lines = (int64_t)(m->spec.map_page >> l->shift), to = r->first + r->delta;
+
+	if (r->opening && r->delta && to >= 0 && to < lines)
+		prefetch_line(m, l, va, pa, pa / m->spec.map_page * m->spec.map_page + ((uint64_t)to << l->shift),
+			      side);
 }
 
 unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
@@ -742,6 +794,9 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 	}
 
 	n = m->ncpath[side];
+	for (k = 0; k < n; k++)
+		if (m->lv[m->cpath[side][k]].region.on)
+			region_observe(m, &m->lv[m->cpath[side][k]], pa);
 	for (hit = 0; hit < n; hit++) {
 		struct level *l = &m->lv[m->cpath[side][hit]];
 
@@ -784,6 +839,8 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 			evicted(m, l, old, side);
 		if (l->prefetch)
 			prefetch_around(m, l, va, pa, side);
+		if (l->region.on)
+			region_fill(m, l, va, pa, side);
 	}
 	m->cycles += cyc;
 	return cyc;
@@ -906,6 +963,7 @@ static int setup_level(struct level *l, const struct sim_level_spec *ls, const s
 		l->inclusive = ls->inclusion == SIM_INCLUSIVE;
 		l->exclusive = ls->inclusion == SIM_EXCLUSIVE;
 		l->prefetch = unit < spec->map_page ? ls->prefetch : 0;
+		l->region.on = unit < spec->map_page && ls->region;
 		if (l->exclusive && ls->level == 1)
 			return fail(err, len, "%s: an exclusive level-1 cache has nothing above it", ls->name);
 	}

@@ -12,14 +12,17 @@
  *
  * Defaults, for every key a level is not given:
  *
- *   caches     size  line  assoc  policy  write     inclusion  latency  counter  index     prefetch
- *   L1d L1i L1  32K    64      8  lru     allocate  nine             4  yes      virtual          0
- *   L2 L2d L2i 256K    64      8  lru     allocate  nine            12  yes      physical         0
- *   L3           8M    64     16  lru     allocate  nine            40  yes      physical         0
- *   L4          64M    64     16  lru     allocate  nine            80  yes      physical         0
+ *   caches     size  line  assoc  policy  write     inclusion  latency  counter  index     prefetch  region
+ *   L1d L1i L1  32K    64      8  lru     allocate  nine             4  yes      virtual          0  no
+ *   L2 L2d L2i 256K    64      8  lru     allocate  nine            12  yes      physical         0  no
+ *   L3           8M    64     16  lru     allocate  nine            40  yes      physical         0  no
+ *   L4          64M    64     16  lru     allocate  nine            80  yes      physical         0  no
  *
  *   prefetch=N: a miss here also fills the N lines on each side of it
  *   here, within its 4 KiB page (a neighbour-line prefetcher).
+ *   region=yes: a miss that opens a visit to a page also fills the line
+ *   the last visit went on to, as far from its opening line (a region
+ *   prefetcher that learns; sim_model.c).
  *   index=hashed: physical, the bits above the set number mixed into it
  *   (sim.h), as sliced last-level caches do.
  *
@@ -309,6 +312,7 @@ FIELD(latency, unsigned)
 FIELD(counter, int)
 FIELD(index, enum sim_index)
 FIELD(prefetch, unsigned)
+FIELD(region, int)
 
 /* assoc travels as 0 for "full": full is the truth, the way count of a
  * fully associative level is derived at validation. */
@@ -574,6 +578,7 @@ static const char *const policy_words[] = { "lru", "plru", "fifo", "random", NUL
 static const char *const write_words[] = { "noallocate", "allocate", NULL };
 static const char *const inclusion_words[] = { "nine", "inclusive", "exclusive", NULL };
 static const char *const counter_words[] = { "no", "yes", NULL };
+static const char *const region_words[] = { "no", "yes", NULL };
 static const char *const index_words[] = { "virtual", "physical", "hashed", NULL };
 
 #define NUM(lo, hi) (lo), (hi), NULL
@@ -593,6 +598,7 @@ static const struct key_desc keys[] = {
 	{ "counter",   EC_CACHE | EC_TLB,          parse_word,  print_word,  WORDS(counter_words),     get_counter,        set_counter },
 	{ "index",     EC_CACHE,                   parse_word,  print_word,  WORDS(index_words),       get_index,          set_index },
 	{ "prefetch",  EC_CACHE,                   parse_uint,  print_uint,  NUM(0, MAX_PREFETCH),     get_prefetch,       set_prefetch },
+	{ "region",    EC_CACHE,                   parse_word,  print_word,  WORDS(region_words),      get_region,         set_region },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -840,6 +846,9 @@ static int check_level(struct perr *e, struct sim_level_spec *lv)
 		if (lv->prefetch && lv->inclusion == SIM_EXCLUSIVE)
 			return fail(e, "%s: prefetch=%u on an exclusive level: its lines come only from the level above",
 				    n, lv->prefetch);
+		if (lv->region && lv->inclusion == SIM_EXCLUSIVE)
+			return fail(e, "%s: region=yes on an exclusive level: its lines come only from the level above",
+				    n);
 	} else {
 		if (!is_pow2(lv->page))
 			return fail(e, "%s: page=%s is not a power of two", n,

@@ -410,6 +410,10 @@ static void test_format_describe(void)
 	parse("L1:size=32K;L2:size=1M,prefetch=2", &s, err);
 	sim_spec_format(&s, text, sizeof text);
 	tap_ok(!strcmp(text, "L1:size=32K;L2:size=1M,prefetch=2"), "prefetch formats as given ('%s')", text);
+	parse("L1:size=32K;L3:size=4M,REGION=Yes;L2:size=1M,region=no", &s, err);
+	sim_spec_format(&s, text, sizeof text);
+	tap_ok(!strcmp(text, "L1:size=32K;L2:size=1M;L3:size=4M,region=yes"),
+	       "region formats as yes, and no (the default) not at all ('%s')", text);
 	parse(" l1 : SIZE=32k ", &s, err);
 	sim_spec_format(&s, text, sizeof text);
 	tap_ok(!strcmp(text, "L1:size=32K"), "default L1 formats as 'L1:size=32K' ('%s')", text);
@@ -501,7 +505,7 @@ static const struct bad {
 	{ "L1:size=32K;pii-233", "--sim: 'pii-233': a preset can only come first", __LINE__ },
 	{ "pii-233;p5-133", "--sim: 'p5-133': a preset can only come first", __LINE__ },
 	{ "pii-233:size=1", "--sim: 'pii-233': unknown element", __LINE__ },
-	{ "L1:foo=1", "--sim: L1: 'foo': unknown key (expected size line assoc policy write inclusion latency counter index prefetch)", __LINE__ },
+	{ "L1:foo=1", "--sim: L1: 'foo': unknown key (expected size line assoc policy write inclusion latency counter index prefetch region)", __LINE__ },
 	{ "L1:size=32K;DTLB:foo=1", "--sim: DTLB: 'foo': unknown key (expected entries assoc page policy latency counter)", __LINE__ },
 	{ "L1:size=32K;DTLB:line=64", "--sim: DTLB: key 'line' does not apply to a TLB", __LINE__ },
 	{ "L1:size=32K;DTLB:index=physical", "--sim: DTLB: key 'index' does not apply to a TLB", __LINE__ },
@@ -565,6 +569,9 @@ static const struct bad {
 	{ "L1:inclusion=exclusive", "--sim: L1: inclusion=exclusive is meaningless on a level-1 cache", __LINE__ },
 	{ "L1:size=32K;L2:prefetch=65", "--sim: L2: prefetch=65: above the limit of 64", __LINE__ },
 	{ "L1:size=32K;L2:inclusion=exclusive,prefetch=1", "--sim: L2: prefetch=1 on an exclusive level: its lines come only from the level above", __LINE__ },
+	{ "L1:size=32K;L2:inclusion=exclusive,region=yes", "--sim: L2: region=yes on an exclusive level: its lines come only from the level above", __LINE__ },
+	{ "L1:size=32K;L2:region=1", "--sim: L2: region=1: expected no|yes", __LINE__ },
+	{ "L1:size=32K;DTLB:region=yes", "--sim: DTLB: key 'region' does not apply to a TLB", __LINE__ },
 	{ "L1d:size=16K;L1i:inclusion=inclusive", "--sim: L1i: inclusion=inclusive is meaningless on a level-1 cache", __LINE__ },
 	{ "L1:size=32K;DTLB:page=3K", "--sim: DTLB: page=3K is not a power of two", __LINE__ },
 	{ "L1:size=32K;DTLB:page=512", "--sim: DTLB: page=512: must be at least 1 KiB", __LINE__ },
