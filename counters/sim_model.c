@@ -747,6 +747,7 @@ static void region_observe(struct sim_machine *m, struct level *l, uint64_t pa)
 	r->next = -1;
 }
 
+/* The region prefetcher's fill, on a miss at l (pa, this access). */
 static void region_fill(struct sim_machine *m, struct level *l, uint64_t va, uint64_t pa, int side)
 {
 	const struct region_pf *r = &l->region;

@@ -18,11 +18,12 @@
  * last word of a random 512-byte block, then the word D bytes further
  * down it (downwards: next-line prefetchers run upwards); in half the
  * blocks, at random, a decoy second access elsewhere keeps a region
- * prefetcher from learning the pattern (pair_plan).  The first
- * access brings the line into this level (and the lines of the levels
- * above); the second hits this level or above while D is within this
- * level's line, and pays the level below, if only in part, beyond it.  (A buffer that lived in this
- * level would show only the edges of the lines above it.)  A prefetcher
+ * prefetcher from learning the pattern (pair_plan).  The first access
+ * brings the line into this level (and the lines of the levels above);
+ * the second hits this level or above while D is within this level's
+ * line, and pays the level below, if only in part, beyond it.  (A
+ * buffer that lived in this level would show only the edges of the
+ * lines above it.)  A prefetcher
  * that fills neighbouring lines into this level moves that edge out, so
  * an edge past the lines above is checked across a boundary: a pair only
  * one line above apart that straddles a multiple of the edge cannot share
@@ -39,8 +40,9 @@
 #include "trace.h"
 
 #define PAIR_SPAN 512          /* the pair's block: no line is bigger */
-/* Last cache level: its pairs' lines fill this many times its effective
- * size (main memory serves the first accesses; see pair_buffer). */
+/* Last cache level: its pairs' first lines fill this many times its
+ * effective size (main memory serves the first accesses; see
+ * pair_buffer). */
 #define PAIR_BELOW_FACTOR 2
 /* A second access this share of the gap to L1 below this level's hit
  * was prefetched (a hit here would cost the hit). */
