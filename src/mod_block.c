@@ -298,6 +298,9 @@ struct pairs {
 	unsigned v;
 	double h1;             /* the L1 hit */
 	struct amp_plan base;  /* the pairs at D = 16 (second hits L1) */
+	/* Real machine: the base's region and the patterns', mapped once a
+	 * vote (each run writes its own chain there). */
+	struct amp_arena arena[2];
 };
 
 /* The cost of the second access of pairs `first`, then `second`: the
@@ -319,6 +322,8 @@ static int second_ticks(struct pairs *pr, uint64_t first, uint64_t second, doubl
 
 	if (pair_plan(c, pr->size, first, second, pr->v, &p, &own, err, len) < 0)
 		return -1;
+	if (pr->arena[1].base)
+		p.arena = &pr->arena[1];
 	rc = amp_run_pair_each(&pr->base, &p, c->host, PAIR_ROUNDS, base, t, err, len);
 	c->accesses += (amp_plan_accesses(&pr->base, 0) + amp_plan_accesses(&p, 0)) * PAIR_ROUNDS;
 	amp_plan_free(&p);
@@ -425,11 +430,18 @@ static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
 {
 	struct pairs pr = { .c = c, .size = pair_buffer(c, lv), .v = v, .h1 = amp_level_top(lv)->hit_ticks };
 	double own;
-	int rc;
+	int rc = -1;
 
 	if (pair_plan(c, pr.size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &pr.base, &own, err, len) < 0)
 		return -1;
-	rc = pairs_walk(&pr, lv, value, err, len);
+	if (c->host->sim || (amp_arena_open(&pr.arena[0], pr.size, 1, err, len) == 0 &&
+			     amp_arena_open(&pr.arena[1], pr.size, 1, err, len) == 0)) {
+		if (pr.arena[0].base)
+			pr.base.arena = &pr.arena[0];
+		rc = pairs_walk(&pr, lv, value, err, len);
+	}
+	amp_arena_close(&pr.arena[0]);
+	amp_arena_close(&pr.arena[1]);
 	amp_plan_free(&pr.base);
 	return rc;
 }
