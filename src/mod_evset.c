@@ -1614,6 +1614,28 @@ static int sample_fits(struct amp_ctx *c, const struct amp_level *lv, const stru
 	return 0;
 }
 
+/* Evicts in two of three tests (the third runs where the first two
+ * disagree); *ticks: the last test's.  Single tests voted L2's line 128
+ * in 3 of 4 votes of one default run on the Zen 3 guest, and once in 7
+ * in another of five; --level=L2 runs there put an evicting set's reload
+ * 13 to 45 ticks above the base, a sparing one's -10 to 7, with half
+ * the L2-L3 gap (11) between them. */
+static int evicts_best_of_three(struct amp_ctx *c, const struct evset *e, uint64_t target, const uint64_t *s,
+				uint64_t n, double *ticks, int *yes, char *err, size_t len)
+{
+	int votes = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (i == 2 && votes != 1)
+			break;
+		if (evicts_after(c, e, target, s, n, AMP_RELOAD_REPS, ticks, yes, err, len) < 0)
+			return -1;
+		votes += *yes;
+	}
+	*yes = votes >= 2;
+	return 0;
+}
+
 /* Timing: the line, X-Ray's block size (4.4.1) with an eviction test for
  * the thrash: the set moved by b bytes still evicts the target while b
  * is inside its lines, and from the next line on it walks other sets.
@@ -1646,8 +1668,7 @@ static int target_line_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v,
 			moved[e->nl1 + i] = e->set[1 + i] + b;
 		for (uint64_t i = 0; i < e->npush; i++)
 			moved[e->nl1 + ways + i] = e->push[i] + b;
-		if (evicts_after(c, e, e->set[0], moved, e->nl1 + ways + e->npush, AMP_RELOAD_REPS, &t, &yes, err,
-				 len) < 0)
+		if (evicts_best_of_three(c, e, e->set[0], moved, e->nl1 + ways + e->npush, &t, &yes, err, len) < 0)
 			return -1;
 		amp_trace_point(lv, "timing", "offset_bytes", "offset of the moved eviction set (bytes)", (double)b,
 				"extra_ticks", "ticks the reload takes beyond the base walk's", t, 0);

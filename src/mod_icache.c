@@ -57,6 +57,7 @@
 #define CAP 0.1           /* the threshold at most 10% above mu (the L1i's step is far larger) */
 #define STEP 0.25         /* a verified edge: 1.25 E at least 25% slower than 0.8 E */
 #define TRIES 3           /* searches per vote whose edge fails verification */
+#define REBASES 3         /* searches per vote started again from a plateau below the baseline */
 #define HOPS 2            /* op-cache edges passed over per vote (none found by the sweep) */
 #define QUIET_WAIT_NS 8000000000ULL /* the module waits at most this long for quiet */
 #define SEARCH_BUDGET_NS 8000000000ULL   /* no search starts after this, once SEARCHES_LEAST ran */
@@ -83,7 +84,7 @@ struct loop {
 	int built;      /* build-time code (AMP_BLOCKS_*): units are its blocks or
 			 * chain units, not lines laid out at run time */
 	struct gate *gate; /* NULL: every time counts */
-	int rebased;    /* the last verified search started again from its plateau */
+	int rebased;    /* times a search started again from its plateau (the last verified one did, if any) */
 };
 
 /* One call of build-time code: `times` runs of the blocks of adds from
@@ -465,9 +466,13 @@ static int verified(struct loop *l, uint64_t n0, int hops, uint64_t *lines, char
 		 * baseline sat on an op cache's overflow (code it serves in
 		 * part ran slower than code it does not serve at all: an AMD
 		 * Zen 4 guest, 7.1-7.5 ticks a line at 10 KiB, 6.0 at 26) or in a
-		 * busy spell; once, the search starts again from that plateau. */
-		if (below < (1 - CAP) * mu && near >= thr && above >= thr && !l->rebased) {
-			l->rebased = 1;
+		 * busy spell; or past the L1i's edge, where a hop over an op
+		 * cache overshot it (a Zen 3 guest: an op-cache edge at 10.8 KiB,
+		 * a baseline at 43 KiB, each search's plateau 4/5 of its edge
+		 * down): the search starts again from that plateau, at most
+		 * REBASES times. */
+		if (below < (1 - CAP) * mu && near >= thr && above >= thr && l->rebased < REBASES) {
+			l->rebased++;
 			n0 = *lines * 4 / 5;
 			continue;
 		}

@@ -396,6 +396,41 @@ static void test_small_l1i(void)
 	free(ms);
 }
 
+/* A baseline past the L1i's edge (an op cache's edge taken as more than
+ * half the L1i's): code that overflows a random-replacement L1i slows
+ * gradually, and the search walks back down to the edge. */
+static void test_past_edge(void)
+{
+	static const char *const specs[] = {
+		"L1d:size=32K,assoc=8,line=64;L1i:size=32K,assoc=8,line=64,policy=random;L2:size=512K,assoc=8,line=64",
+		"L1d:size=32K,assoc=8,line=64;L1i:size=48K,assoc=12,line=64,policy=random;L2:size=1M,assoc=16,line=64",
+	};
+	struct mod_sim *ms = calloc(1, sizeof *ms);
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		char err[AMP_REASON_LEN] = "";
+		struct amp_level *lv;
+
+		if (timed(ms, specs[i], 0.02, 1, err, sizeof err) < 0 || !(lv = mod_sim_level(ms, "L1i"))) {
+			tap_ok(0, "%s timed: %s", specs[i], err);
+			mod_sim_free(ms);
+			continue;
+		}
+		int64_t l1i = spec_of(ms, SIM_CACHE, 1)->size;
+		struct amp_ctx *c = &ms->ctx;
+
+		c->opcache.entries = 2560;
+		c->opcache.bytes = (uint64_t)l1i * 5 / 8;
+		amp_module_icache.run(c, lv, err, sizeof err);
+		const struct amp_param *e = &lv->effective_size;
+		tap_ok(amp_param_conclusive(e) && llabs(e->value - l1i) <= l1i * 3 / 100,
+		       "a %lld KiB L1i, its baseline at %llu KiB: the search walks back to %lld B", (long long)(l1i >> 10),
+		       (unsigned long long)(2 * c->opcache.bytes >> 10), (long long)mod_sim_value(e));
+		mod_sim_free(ms);
+	}
+	free(ms);
+}
+
 /* The code sweep's levels from curves a real machine gave: an op cache
  * serving code in part makes a bump, not the L1i's plateau, and one
  * fast size alone does not pull the sizes before it down. */
@@ -437,6 +472,7 @@ int main(void)
 	tap_run(test_sweep_analysis());
 	tap_run(test_checks());
 	tap_run(test_small_l1i());
+	tap_run(test_past_edge());
 	tap_run(test_chain_order());
 	tap_run(test_presets());
 	tap_run(test_matrix());
