@@ -402,7 +402,7 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 	size_t nps = t->op == AMP_OP_IFETCH ? PS_JUMPS : PS_LOADS;
 	uint64_t *off = malloc(nps * sizeof *off);
 	double m[AMP_TLB_MAX_STRIDES], m_best[AMP_TLB_MAX_STRIDES], again[3] = { 0, 0, 0 };
-	double ticks_best[AMP_TLB_MAX_STRIDES];
+	double ticks_best[AMP_TLB_MAX_STRIDES], again_best[3] = { 0, 0, 0 };
 	int best = -1, first = -1, first_seen = -1;
 	uint64_t system_page = t->host->sim ? 0 : (uint64_t)sysconf(_SC_PAGESIZE);
 
@@ -461,8 +461,10 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 				free(off);
 				return -1;
 			}
-			if (held)
+			if (held) {
 				best = j;
+				memcpy(again_best, again, sizeof again);
+			}
 		}
 		if (best != below) {
 			memcpy(m_best, m, sizeof m);
@@ -470,9 +472,10 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 		}
 	}
 	free(off);
-	if (best >= 0) {
+	if (best >= 0) { /* the round whose knee held */
 		memcpy(m, m_best, sizeof m);
 		memcpy(o->stride_ticks, ticks_best, o->nstrides * sizeof *ticks_best);
+		memcpy(again, again_best, sizeof again);
 	}
 	if (best < 0 || m[best] - m[best - 1] < PS_MIN_STEP * m[best]) {
 		o->page = 0;
