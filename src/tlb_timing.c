@@ -461,14 +461,12 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 				free(off);
 				return -1;
 			}
-			if (held) {
+			if (held) { /* this round's sweep and retimings go with it */
 				best = j;
+				memcpy(m_best, m, sizeof m);
+				memcpy(ticks_best, o->stride_ticks, o->nstrides * sizeof *ticks_best);
 				memcpy(again_best, again, sizeof again);
 			}
-		}
-		if (best != below) {
-			memcpy(m_best, m, sizeof m);
-			memcpy(ticks_best, o->stride_ticks, o->nstrides * sizeof *ticks_best);
 		}
 	}
 	free(off);
