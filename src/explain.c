@@ -19,6 +19,12 @@ static const struct {
 		   "misses every time once A > ways (with LRU)",
 	  "cyclic walks of n lines, s bytes apart, for growing n and s; the smallest n that thrashes gives the ways, "
 	  "the stride where thrashing starts gives the way size" },
+	{ "isets", "N lines drawn at random, C of which fit where they map, hit C/N of the time under any policy, so "
+		   "their time over the same lines in other sets is nil up to N = C and grows from C + 1; C halves as "
+		   "the stride doubles up to the way size and stays from there",
+	  "each line one indirect jump to a target drawn from a table (no predictor foresees it, so no fetch runs "
+	  "ahead); walks of 2, 3, 4... lines s bytes apart against the same walks 64 B apart, for s doubling from a "
+	  "page; then 2 x ways lines with half moved by 16, 32... bytes" },
 	{ "block-l1", "moving half of a full set by an offset keeps it in the set until the offset reaches a line",
 	  "timed walks over a full L1 set with half of its lines shifted by 8, 16, 32... bytes" },
 	{ "evset", "a physically indexed level's sets are found by experiment: a minimal group of lines that evicts "

@@ -9,6 +9,7 @@ extern const struct amp_module amp_module_line;
 extern const struct amp_module amp_module_assoc;
 extern const struct amp_module amp_module_evset;
 extern const struct amp_module amp_module_block_l1;
+extern const struct amp_module amp_module_isets;
 extern const struct amp_module amp_module_icache;
 extern const struct amp_module amp_module_block;
 extern const struct amp_module amp_module_inclusion;
@@ -20,6 +21,7 @@ const struct amp_module *const amp_modules[] = {
 	&amp_module_line,
 	&amp_module_assoc,
 	&amp_module_block_l1,
+	&amp_module_isets,
 	&amp_module_icache,
 	&amp_module_evset,
 	&amp_module_block,

@@ -15,7 +15,13 @@
  * eviction test's walks: chained, and with its chain stored into the
  * lines before each test, group testing on this project's Zen 5 guest
  * ended with 16 to 35 lines where 16 do). */
-enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH };
+/* IJUMP: instruction fetches of the sequence's offsets drawn at random
+ * (each visit one of the n, uniformly, from visit_seed; `times` walks
+ * are times x n visits), each reached by an indirect jump through a
+ * table of targets: no predictor foresees them, so no fetch runs ahead
+ * of the jump (mod_isets.c).  The simulated machine fetches the same
+ * draws. */
+enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH, AMP_OP_IJUMP };
 
 #define AMP_PLAN_MAX_SEQ 16
 #define AMP_PLAN_MAX_PASS 32
@@ -68,6 +74,9 @@ struct amp_plan {
 	 * in the L1i while loads walk its set below; mod_evset.c).  Stores
 	 * and chained loads must stay off the pages that hold code. */
 	int code_in_region;
+	/* IJUMP passes: the seed of their draws (each pass draws the same
+	 * visits every repetition). */
+	uint64_t visit_seed;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];

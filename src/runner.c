@@ -78,6 +78,8 @@ struct real_plan {
 	size_t size;
 	uint64_t *store_val[AMP_PLAN_MAX_SEQ];  /* value each store writes */
 	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
+	uint64_t *table[AMP_PLAN_MAX_SEQ];      /* IJUMP: the drawn targets, then the exit */
+	unsigned table_walks[AMP_PLAN_MAX_SEQ]; /* walks of n visits the table holds */
 	uint64_t reserved;      /* bytes held under the memory bound */
 	int borrowed;           /* base is an arena's: not unmapped here */
 };
@@ -86,6 +88,7 @@ static void real_free(struct real_plan *rp)
 {
 	for (int i = 0; i < AMP_PLAN_MAX_SEQ; i++) {
 		free(rp->store_val[i]);
+		free(rp->table[i]);
 		amp_jumpchain_free(rp->code[i]);
 	}
 	if (rp->base && !rp->borrowed)
@@ -165,7 +168,8 @@ static int touches_data(const struct amp_plan *p, int s)
 	if (p->code_in_region)
 		return 1;
 	for (int i = 0; i < p->npass; i++)
-		if (p->pass[i].op == AMP_OP_FLUSH || (p->pass[i].seq == s && p->pass[i].op != AMP_OP_IFETCH))
+		if (p->pass[i].op == AMP_OP_FLUSH ||
+		    (p->pass[i].seq == s && p->pass[i].op != AMP_OP_IFETCH && p->pass[i].op != AMP_OP_IJUMP))
 			return 1;
 	return 0;
 }
@@ -179,7 +183,7 @@ static uint64_t touch_bound(const struct amp_plan *p, uint64_t size)
 
 	for (int s = 0; s < p->nseq; s++) {
 		data += touches_data(p, s) ? p->seq[s].n * g : 0;
-		if (seq_has_op(p, s, AMP_OP_IFETCH) && !p->code_in_region)
+		if ((seq_has_op(p, s, AMP_OP_IFETCH) || seq_has_op(p, s, AMP_OP_IJUMP)) && !p->code_in_region)
 			code += p->seq[s].n * gc < p->region ? p->seq[s].n * gc : p->region;
 	}
 	return (data < size ? data : size) + code;
@@ -208,6 +212,40 @@ static int build_code(const struct amp_plan *p, const struct amp_seq *q, struct 
 	*jc = amp_jumpchain_build(p->region, off, q->n * k, err, len);
 	free(off);
 	return *jc ? 0 : -1;
+}
+
+/* An IJUMP sequence: its indirect blocks, and a table of as many walks
+ * of draws as its longest IJUMP pass takes, ending at the exit. */
+static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp, char *err, size_t len)
+{
+	const struct amp_seq *q = &p->seq[s];
+	unsigned walks = 1;
+	struct amp_rng draw;
+	uint64_t visits;
+
+	if (seq_has_op(p, s, AMP_OP_IFETCH) || p->code_in_region) {
+		snprintf(err, len, "plan %s: a sequence fetched by indirect jumps takes no other fetch, nor code in the region",
+			 p->name);
+		return -1;
+	}
+	for (int i = 0; i < p->npass; i++)
+		if (p->pass[i].seq == s && p->pass[i].op == AMP_OP_IJUMP && p->pass[i].times > walks)
+			walks = p->pass[i].times;
+	rp->code[s] = amp_jumpchain_build_indirect(p->region, q->off, q->n, err, len);
+	if (!rp->code[s])
+		return -1;
+	visits = (uint64_t)walks * q->n;
+	rp->table[s] = malloc((visits + 1) * sizeof *rp->table[s]);
+	if (!rp->table[s]) {
+		snprintf(err, len, "plan %s: out of memory", p->name);
+		return -1;
+	}
+	amp_rng_seed(&draw, p->visit_seed);
+	for (uint64_t k = 0; k < visits; k++)
+		rp->table[s][k] = (uint64_t)(uintptr_t)(amp_jumpchain_code(rp->code[s]) + q->off[amp_rng_below(&draw, q->n)]);
+	rp->table[s][visits] = (uint64_t)(uintptr_t)amp_jumpchain_exit(rp->code[s]);
+	rp->table_walks[s] = walks;
+	return 0;
 }
 
 /* Whether offset x lies on one of the pages of q's offsets. */
@@ -371,6 +409,8 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 		}
 		if (seq_has_op(p, s, AMP_OP_IFETCH) && !p->code_in_region && build_code(p, q, &rp->code[s], err, len) < 0)
 			goto fail;
+		if (seq_has_op(p, s, AMP_OP_IJUMP) && build_indirect(p, s, rp, err, len) < 0)
+			goto fail;
 	}
 	if (p->code_in_region && code_in_place(p, rp, err, len) < 0)
 		goto fail;
@@ -407,6 +447,16 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 	case AMP_OP_IFETCH:
 		amp_jumpchain_run(rp->code[ps->seq], times);
 		break;
+	case AMP_OP_IJUMP: {
+		/* Whole tables, then the rest from the table's last walks. */
+		unsigned walks = rp->table_walks[ps->seq];
+
+		for (uint64_t t = 0; t < times / walks; t++)
+			amp_jumpchain_run_table(rp->code[ps->seq], rp->table[ps->seq]);
+		if (times % walks)
+			amp_jumpchain_run_table(rp->code[ps->seq], rp->table[ps->seq] + (walks - times % walks) * q->n);
+		break;
+	}
 	case AMP_OP_TOUCH: {
 		uint64_t sum = 0;
 
@@ -447,8 +497,9 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const struct amp_pass *ps)
 {
 	const struct amp_seq *q = ps->seq >= 0 ? &p->seq[ps->seq] : NULL;
-	enum sim_op op = ps->op == AMP_OP_STORE ? SIM_STORE : ps->op == AMP_OP_IFETCH ? SIM_IFETCH : SIM_LOAD;
-	uint64_t base = ps->op == AMP_OP_IFETCH && !p->code_in_region ? SIM_CODE_BASE : SIM_DATA_BASE;
+	int fetch = ps->op == AMP_OP_IFETCH || ps->op == AMP_OP_IJUMP;
+	enum sim_op op = ps->op == AMP_OP_STORE ? SIM_STORE : fetch ? SIM_IFETCH : SIM_LOAD;
+	uint64_t base = fetch && !p->code_in_region ? SIM_CODE_BASE : SIM_DATA_BASE;
 
 	if (ps->op == AMP_OP_FLUSH) {
 		/* Lines (and for the whole region, translations) go cold, for
@@ -467,6 +518,15 @@ static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const stru
 			sim_flush_tlb_range(m, SIM_DATA_BASE, p->region);
 			sim_flush_tlb_range(m, SIM_CODE_BASE, p->region);
 		}
+		return;
+	}
+	if (ps->op == AMP_OP_IJUMP) {
+		struct amp_rng draw;
+
+		/* Draws from the plan's seed, as the real machine's table. */
+		amp_rng_seed(&draw, p->visit_seed);
+		for (uint64_t k = 0; k < (uint64_t)ps->times * q->n; k++)
+			sim_access(m, base + q->off[amp_rng_below(&draw, q->n)], op);
 		return;
 	}
 	for (unsigned t = 0; t < ps->times; t++)

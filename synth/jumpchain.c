@@ -23,6 +23,7 @@ struct amp_jumpchain {
 	uint8_t *code;
 	size_t size;    /* the mapping: the region, then the loop tail */
 	uint64_t entry;
+	uint64_t exit;  /* indirect chains: the return their last target is */
 	/* In place (amp_jumpchain_build_in): code in the caller's mapping,
 	 * on these pages (offsets), made read+write again when freed. */
 	int in_place;
@@ -173,9 +174,8 @@ static int offsets_too_close(const uint64_t *off, size_t n, size_t gap)
 
 /* Offsets a chain can take: inside the region with room for a jump,
  * aligned where the architecture asks, no two closer than a jump. */
-static int check_offsets(uint64_t region, const uint64_t *off, size_t n, char *err, size_t len)
+static int check_offsets_gap(uint64_t region, const uint64_t *off, size_t n, size_t gap, char *err, size_t len)
 {
-	size_t gap = amp_jumpchain_min_gap();
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 	snprintf(err, len, "instruction-fetch plans need a code generator for this architecture (x86-64 or aarch64)");
@@ -204,6 +204,11 @@ static int check_offsets(uint64_t region, const uint64_t *off, size_t n, char *e
 		return -1;
 	}
 	return 0;
+}
+
+static int check_offsets(uint64_t region, const uint64_t *off, size_t n, char *err, size_t len)
+{
+	return check_offsets_gap(region, off, n, amp_jumpchain_min_gap(), err, len);
 }
 
 /* The jumps at off[0..n-1] and the loop tail at `tail` into code. */
@@ -311,6 +316,89 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	}
 	jc->entry = off[0];
 	return jc;
+}
+
+/* Indirect blocks: "load the next target from the table, step past it,
+ * jump there" (x86-64: mov (%rdi),%rax; add $8,%rdi; jmp *%rax; aarch64:
+ * ldr x9,[x0],#8; br x9).  Where the table's targets follow no pattern
+ * a predictor can learn, each jump is mispredicted and the front end
+ * fetches its target only once the jump resolves: no fetch runs ahead. */
+#if defined(__x86_64__)
+static const uint8_t ijump_block[] = { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc7, 0x08, 0xff, 0xe0 };
+static const uint8_t ijump_exit[] = { 0xc3 };
+#elif defined(__aarch64__)
+static const uint8_t ijump_block[] = { 0x09, 0x84, 0x40, 0xf8, 0x20, 0x01, 0x1f, 0xd6 };
+static const uint8_t ijump_exit[] = { 0xc0, 0x03, 0x5f, 0xd6 };
+#else
+static const uint8_t ijump_block[] = { 0 };
+static const uint8_t ijump_exit[] = { 0 };
+#endif
+
+/* The exit, then the entry block, right after the first offset's block:
+ * on its line, so the chain adds no line of its own to any set. */
+static uint64_t indirect_footprint(void)
+{
+	return 2 * sizeof ijump_block + sizeof ijump_exit;
+}
+
+struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64_t *off, size_t n,
+						   char *err, size_t len)
+{
+	struct amp_jumpchain *jc;
+
+	if (check_offsets_gap(region, off, n, sizeof ijump_block, err, len) < 0)
+		return NULL;
+	for (size_t i = 1; i < n; i++)
+		if (off[i] + sizeof ijump_block > off[0] && off[i] < off[0] + indirect_footprint()) {
+			snprintf(err, len, "jump chain: offset %llu is where the entry and exit go",
+				 (unsigned long long)off[i]);
+			return NULL;
+		}
+	if (off[0] + indirect_footprint() > region) {
+		snprintf(err, len, "jump chain: no room for the entry and exit after offset %llu",
+			 (unsigned long long)off[0]);
+		return NULL;
+	}
+	jc = calloc(1, sizeof *jc);
+	if (!jc) {
+		snprintf(err, len, "jump chain: out of memory");
+		return NULL;
+	}
+	jc->size = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
+	jc->code = fresh_mapping(jc->size);
+	if (jc->code == MAP_FAILED) {
+		snprintf(err, len, "jump chain: mmap of %llu bytes: %s", (unsigned long long)jc->size, strerror(errno));
+		free(jc);
+		return NULL;
+	}
+	jc->exit = off[0] + sizeof ijump_block;
+	jc->entry = jc->exit + sizeof ijump_exit;
+	if (fill_used_pages(jc->code, jc->size, off, n, jc->entry) < 0) {
+		snprintf(err, len, "jump chain: out of memory");
+		amp_jumpchain_free(jc);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(jc->code + off[i], ijump_block, sizeof ijump_block);
+	memcpy(jc->code + jc->exit, ijump_exit, sizeof ijump_exit);
+	memcpy(jc->code + jc->entry, ijump_block, sizeof ijump_block);
+	if (make_executable(jc->code, jc->size, err, len) < 0) {
+		amp_jumpchain_free(jc);
+		return NULL;
+	}
+	return jc;
+}
+
+const uint8_t *amp_jumpchain_exit(const struct amp_jumpchain *jc)
+{
+	return jc->code + jc->exit;
+}
+
+void amp_jumpchain_run_table(const struct amp_jumpchain *jc, const uint64_t *table)
+{
+	void (*fn)(const uint64_t *) = (void (*)(const uint64_t *))(uintptr_t)(jc->code + jc->entry);
+
+	fn(table); /* the table is the first argument: rdi / x0 */
 }
 
 /* An in-place chain's pages made read+execute. */

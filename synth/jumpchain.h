@@ -31,6 +31,16 @@ const uint8_t *amp_jumpchain_code(const struct amp_jumpchain *jc);
 /* Runs the chain `times` times from off[0] (one call; a loop tail past
  * the region counts the walks). */
 void amp_jumpchain_run(const struct amp_jumpchain *jc, uint64_t times);
+/* An indirect chain: at each of off[0..n-1] a block that takes the
+ * next address from a table and jumps there; the table's last address
+ * must be amp_jumpchain_exit(), which returns (it and the entry sit
+ * right after off[0]'s block, on its line).  Offsets at least a
+ * block (9 B on x86-64, 8 on aarch64) apart.  NULL with the reason. */
+struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64_t *off, size_t n,
+						   char *err, size_t len);
+const uint8_t *amp_jumpchain_exit(const struct amp_jumpchain *jc);
+/* Runs an indirect chain through the table's targets (one call). */
+void amp_jumpchain_run_table(const struct amp_jumpchain *jc, const uint64_t *table);
 void amp_jumpchain_free(struct amp_jumpchain *jc);
 
 #endif

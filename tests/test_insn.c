@@ -292,7 +292,7 @@ static void test_chain_order(void)
  * must thrash unmoved), the size check against the capacity search,
  * and the L1i-hit floor under code walks where an op cache sits in
  * front. */
-extern const struct amp_module amp_module_block_l1, amp_module_icache;
+extern const struct amp_module amp_module_block_l1, amp_module_icache, amp_module_isets;
 
 static void test_checks(void)
 {
@@ -431,6 +431,53 @@ static void test_past_edge(void)
 	free(ms);
 }
 
+/* Lines reached by jumps drawn at random (mod_isets.c), on simulated
+ * L1i of every replacement policy, way sizes under, at and over a page,
+ * lines of 32 to 128 B, with and without noise: the ways, way size, size
+ * and line each machine was built with. */
+static void test_random_jumps(void)
+{
+	static const struct {
+		const char *l1i;
+		int64_t line, ways, way;
+		double noise;
+	} cases[] = {
+		{ "size=32K,assoc=8,line=64", 64, 8, 4096, 0 },
+		{ "size=48K,assoc=12,line=64,policy=random", 64, 12, 4096, 0.02 },
+		{ "size=64K,assoc=4,line=64,policy=plru", 64, 4, 16384, 0 },
+		{ "size=16K,assoc=4,line=32,policy=fifo", 32, 4, 4096, 0.02 },
+		{ "size=32K,assoc=2,line=128", 128, 2, 16384, 0 },
+		{ "size=8K,assoc=8,line=64,policy=random", 64, 8, 1024, 0.02 },
+	};
+	struct mod_sim *ms = calloc(1, sizeof *ms);
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char spec[256], err[AMP_REASON_LEN] = "";
+		struct amp_level *lv;
+
+		snprintf(spec, sizeof spec, "L1d:size=32K,assoc=8,line=64;L1i:%s;L2:size=1M,assoc=16,line=64;MEM:latency=200",
+			 cases[i].l1i);
+		if (timed(ms, spec, cases[i].noise, 7 + i, err, sizeof err) < 0 || !(lv = mod_sim_level(ms, "L1i"))) {
+			tap_ok(0, "%s timed: %s", spec, err);
+			mod_sim_free(ms);
+			continue;
+		}
+		/* As where the cyclic walks read nothing. */
+		amp_param_unknown(&lv->assoc, "cyclic walks: no answer");
+		amp_param_unknown(&lv->way, "cyclic walks: no answer");
+		amp_param_unknown(&lv->line, "cyclic walks: no answer");
+		amp_param_unknown(&lv->size, "cyclic walks: no answer");
+		amp_module_isets.run(&ms->ctx, lv, err, sizeof err);
+		tap_ok(is(&lv->assoc, cases[i].ways) && is(&lv->way, cases[i].way) &&
+		       is(&lv->size, cases[i].ways * cases[i].way) && is(&lv->line, cases[i].line),
+		       "L1i %s, noise %.2f: %lld ways of %lld B, %lld B, line %lld (%s)", cases[i].l1i, cases[i].noise,
+		       mod_sim_value(&lv->assoc), mod_sim_value(&lv->way), mod_sim_value(&lv->size),
+		       mod_sim_value(&lv->line), lv->assoc.known ? lv->line.reason : lv->assoc.reason);
+		mod_sim_free(ms);
+	}
+	free(ms);
+}
+
 /* The code sweep's levels from curves a real machine gave: an op cache
  * serving code in part makes a bump, not the L1i's plateau, and one
  * fast size alone does not pull the sizes before it down. */
@@ -473,6 +520,7 @@ int main(void)
 	tap_run(test_checks());
 	tap_run(test_small_l1i());
 	tap_run(test_past_edge());
+	tap_run(test_random_jumps());
 	tap_run(test_chain_order());
 	tap_run(test_presets());
 	tap_run(test_matrix());

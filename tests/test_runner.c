@@ -165,6 +165,25 @@ static void test_sim_runner(void)
 	tap_eq(res.min[0], 0, "and touch no data line");
 	amp_plan_free(&p);
 
+	/* Lines drawn at random (IJUMP): of 8 lines of one 4-way set, 4 stay
+	 * at any time, so half the draws miss; 4 lines never miss once
+	 * fetched.  Every draw is one measured access. */
+	for (size_t lines = 4; lines <= 8; lines += 4) {
+		simple_plan(&p, 65536, 4096, lines, (enum amp_op[]){ AMP_OP_IJUMP }, (int[]){ 0 }, 1);
+		p.pass[0].times = 64;
+		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 4000 / (unsigned)lines, 1);
+		p.visit_seed = 11;
+		tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "a plan of random jumps runs: %s", err);
+		tap_eq(res.accesses, 4000, "4000 draws measured");
+		if (lines == 4)
+			tap_eq(res.min[1], 0, "4 lines of a 4-way set: no draw misses L1i");
+		else
+			tap_ok(res.min[1] >= 1800 && res.min[1] <= 2200,
+			       "8 lines of a 4-way set: about half the draws miss L1i (%llu of 4000)",
+			       (unsigned long long)res.min[1]);
+		amp_plan_free(&p);
+	}
+
 	/* Code in the region: a fetched line is the data line of the same
 	 * offset below L1 (one physical line), not a line of code apart. */
 	{
@@ -296,6 +315,29 @@ static void test_real_runner(void)
 	       "with executable mappings refused the fetch plan fails");
 	tap_has(err, "refused", "saying so");
 	unsetenv("AMP_NO_EXEC_MAPPINGS");
+#else
+	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "no code generator here");
+#endif
+	amp_plan_free(&p);
+
+	/* Lines drawn at random by indirect jumps, on the real machine: the
+	 * table runs whole and in part (a warm walk, then measured walks
+	 * doubled to last long enough); a sequence fetched both ways is
+	 * refused. */
+	amp_plan_init(&p, "random jumps", 1 << 17);
+	amp_plan_add_strided(&p, 0, 4096, 16);
+	p.visit_seed = 3;
+	amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 0);
+	amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 5, 1);
+	p.min_ticks = 100000;
+#if defined(__x86_64__) || defined(__aarch64__)
+	tap_eq(amp_run(&p, &host, NULL, 2, &res, err, sizeof err), 0, "indirect jumps through a table run: %s", err);
+	tap_ok(res.accesses >= 80 && res.accesses % 80 == 0 && res.ticks_min > 0,
+	       "80 draws a run, doubled (%llu draws, %llu ticks)", (unsigned long long)res.accesses,
+	       (unsigned long long)res.ticks_min);
+	amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 1, 0);
+	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "a sequence fetched by both kinds of jump is refused");
+	tap_has(err, "indirect jumps", "with the reason");
 #else
 	tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "no code generator here");
 #endif
