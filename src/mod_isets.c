@@ -202,16 +202,20 @@ static int way_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t
 	if (capacity(c, lv, s, MAX_LINES, 0, &c1, err, len) < 0 || capacity(c, lv, 2 * s, 2 * c1 + 8, 0, &c2, err, len) < 0)
 		return -1;
 	if (repeats(c1, c2)) {
-		/* At most a page: down while halving the stride doubles C. */
-		while (s / 2 >= WAY_LEAST) {
+		/* At most a page: down until halving the stride doubles C. */
+		for (;; s /= 2) {
 			int half;
 
+			if (s / 2 < WAY_LEAST) {
+				snprintf(err, len, "%s: lines drawn at random fit alike at every stride down to %llu bytes",
+					 lv->name, (unsigned long long)s);
+				return -1;
+			}
 			if (capacity(c, lv, s / 2, 2 * c1 + 8, 0, &half, err, len) < 0)
 				return -1;
 			if (!repeats(c1, half))
 				break;
 			c1 = half;
-			s /= 2;
 		}
 	} else {
 		/* More than a page: up until doubling the stride repeats C. */

@@ -523,7 +523,8 @@ static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const stru
 	if (ps->op == AMP_OP_IJUMP) {
 		struct amp_rng draw;
 
-		/* Draws from the plan's seed, as the real machine's table. */
+		/* Draws from the plan's seed, as the real machine's table is
+		 * drawn (whose shorter passes run its last walks). */
 		amp_rng_seed(&draw, p->visit_seed);
 		for (uint64_t k = 0; k < (uint64_t)ps->times * q->n; k++)
 			sim_access(m, base + q->off[amp_rng_below(&draw, q->n)], op);

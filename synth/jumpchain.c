@@ -176,7 +176,6 @@ static int offsets_too_close(const uint64_t *off, size_t n, size_t gap)
  * aligned where the architecture asks, no two closer than a jump. */
 static int check_offsets_gap(uint64_t region, const uint64_t *off, size_t n, size_t gap, char *err, size_t len)
 {
-
 #if !defined(__x86_64__) && !defined(__aarch64__)
 	snprintf(err, len, "instruction-fetch plans need a code generator for this architecture (x86-64 or aarch64)");
 	return -1;
