@@ -277,24 +277,22 @@ static int fill_used_pages(uint8_t *code, uint64_t size, const uint64_t *off, si
 	return 0;
 }
 
-struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
-					  char *err, size_t len)
+/* A chain's fresh mapping of `size` bytes, its used pages (the offsets'
+ * and the tail's) filled with traps; NULL with the reason (`shown`
+ * bytes named where mmap fails). */
+static struct amp_jumpchain *chain_mapping(uint64_t size, uint64_t shown, const uint64_t *off, size_t n,
+					   uint64_t tail, char *err, size_t len)
 {
-	struct amp_jumpchain *jc;
+	struct amp_jumpchain *jc = calloc(1, sizeof *jc);
 
-	if (check_offsets(region, off, n, err, len) < 0)
-		return NULL;
-	jc = calloc(1, sizeof *jc);
 	if (!jc) {
 		snprintf(err, len, "jump chain: out of memory");
 		return NULL;
 	}
-	region = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
-	jc->size = region + TAIL_ROOM;
+	jc->size = size;
 	jc->code = fresh_mapping(jc->size);
 	if (jc->code == MAP_FAILED) {
-		snprintf(err, len, "jump chain: mmap of %llu bytes: %s",
-			 (unsigned long long)region, strerror(errno));
+		snprintf(err, len, "jump chain: mmap of %llu bytes: %s", (unsigned long long)shown, strerror(errno));
 		free(jc);
 		return NULL;
 	}
@@ -303,11 +301,25 @@ struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, 
 	 * chain uses, each once.  The others stay untouched: filling them
 	 * all faulted in whole regions for a few lines of code (the L1i's
 	 * tests on the Zen 5 guest: 400427 page faults in --level=L1i). */
-	if (fill_used_pages(jc->code, jc->size, off, n, region) < 0) {
+	if (fill_used_pages(jc->code, jc->size, off, n, tail) < 0) {
 		snprintf(err, len, "jump chain: out of memory");
 		amp_jumpchain_free(jc);
 		return NULL;
 	}
+	return jc;
+}
+
+struct amp_jumpchain *amp_jumpchain_build(uint64_t region, const uint64_t *off, size_t n,
+					  char *err, size_t len)
+{
+	struct amp_jumpchain *jc;
+
+	if (check_offsets(region, off, n, err, len) < 0)
+		return NULL;
+	region = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
+	jc = chain_mapping(region + TAIL_ROOM, region, off, n, region, err, len);
+	if (!jc)
+		return NULL;
 	if (emit_chain(jc->code, off, n, region, err, len) < 0 ||
 	    make_executable(jc->code, jc->size, err, len) < 0) {
 		amp_jumpchain_free(jc);
@@ -344,6 +356,7 @@ struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64
 						   char *err, size_t len)
 {
 	struct amp_jumpchain *jc;
+	uint64_t size;
 
 	if (check_offsets_gap(region, off, n, sizeof ijump_block, err, len) < 0)
 		return NULL;
@@ -358,25 +371,12 @@ struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64
 			 (unsigned long long)off[0]);
 		return NULL;
 	}
-	jc = calloc(1, sizeof *jc);
-	if (!jc) {
-		snprintf(err, len, "jump chain: out of memory");
+	size = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
+	jc = chain_mapping(size, size, off, n, off[0] + sizeof ijump_block + sizeof ijump_exit, err, len);
+	if (!jc)
 		return NULL;
-	}
-	jc->size = (region + TAIL_ROOM - 1) / TAIL_ROOM * TAIL_ROOM;
-	jc->code = fresh_mapping(jc->size);
-	if (jc->code == MAP_FAILED) {
-		snprintf(err, len, "jump chain: mmap of %llu bytes: %s", (unsigned long long)jc->size, strerror(errno));
-		free(jc);
-		return NULL;
-	}
 	jc->exit = off[0] + sizeof ijump_block;
 	jc->entry = jc->exit + sizeof ijump_exit;
-	if (fill_used_pages(jc->code, jc->size, off, n, jc->entry) < 0) {
-		snprintf(err, len, "jump chain: out of memory");
-		amp_jumpchain_free(jc);
-		return NULL;
-	}
 	for (size_t i = 0; i < n; i++)
 		memcpy(jc->code + off[i], ijump_block, sizeof ijump_block);
 	memcpy(jc->code + jc->exit, ijump_exit, sizeof ijump_exit);
