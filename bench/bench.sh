@@ -24,6 +24,7 @@ phase "real run, --level=L3 (page-offset classes or access pairs)" "$AMP" --leve
 phase "real run, --level=DTLB (TLB sweep, ways)" "$AMP" --level=DTLB
 phase "real run, --level=L1i (instruction side, timing)" "$AMP" --level=L1i
 phase "real run, --level=ITLB (instruction side, timing)" "$AMP" --level=ITLB
+phase "real run, --level=ITLB2 (random jumps on aliased pages)" "$AMP" --level=ITLB2
 phase "real run, --level=L1i, no executable mappings" env AMP_NO_EXEC_MAPPINGS=1 "$AMP" --level=L1i
 phase "real run, --max-size=1M" "$AMP" --max-size=1M
 echo "per phase of one default run (-v):"

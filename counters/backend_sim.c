@@ -33,6 +33,7 @@ static const struct sim_event_map {
 	{ AMP_EV_DTLB_MISS, SIM_TLB, 1, SIDE_D | SIDE_U, STAT_D },
 	{ AMP_EV_ITLB_MISS, SIM_TLB, 1, SIDE_I | SIDE_U, STAT_I },
 	{ AMP_EV_STLB_MISS, SIM_TLB, 2, SIDE_D | SIDE_I | SIDE_U, STAT_D | STAT_I },
+	{ AMP_EV_ITLB_WALK, SIM_TLB, 2, SIDE_I | SIDE_U, STAT_I },
 };
 
 static const struct sim_event_map *map_of(enum amp_event ev)

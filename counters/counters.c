@@ -16,6 +16,7 @@ const struct amp_event_info amp_event_table[AMP_EV_COUNT] = {
 	{ AMP_EV_DTLB_MISS, "DTLB_MISS", "level-1 data TLB misses" },
 	{ AMP_EV_STLB_MISS, "STLB_MISS", "second-level (shared) TLB misses" },
 	{ AMP_EV_ITLB_MISS, "ITLB_MISS", "instruction TLB misses" },
+	{ AMP_EV_ITLB_WALK, "ITLB_WALK", "instruction fetches that missed every TLB level (page walks)" },
 	{ AMP_EV_LOADS, "LOADS", "load instructions" },
 	{ AMP_EV_STORES, "STORES", "store instructions" },
 	{ AMP_EV_CYCLES, "CYCLES", "cycles (or timer ticks, as the backend says)" },

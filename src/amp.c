@@ -293,7 +293,7 @@ static int characterise(const struct amp_config *cfg, const struct amp_host *hos
 static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 {
 	if (cfg->level && (strcasecmp(cfg->level, "L1d") == 0 || strcasecmp(cfg->level, "L1i") == 0 ||
-			   strcasecmp(cfg->level, "ITLB") == 0) && max_size > (4ULL << 20))
+			   strcasecmp(cfg->level, "ITLB") == 0 || strcasecmp(cfg->level, "ITLB2") == 0) && max_size > (4ULL << 20))
 		return 4ULL << 20;
 	return max_size;
 }
@@ -307,7 +307,8 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 	int want_tlb = !cfg->level || strcasecmp(cfg->level, "DTLB") == 0 ||
 		       strcasecmp(cfg->level, "STLB") == 0;
 	int want_insn = !cfg->level || strcasecmp(cfg->level, "L1i") == 0;
-	int want_itlb = !cfg->level || strcasecmp(cfg->level, "ITLB") == 0;
+	int want_itlb = !cfg->level || strcasecmp(cfg->level, "ITLB") == 0 ||
+			strcasecmp(cfg->level, "ITLB2") == 0;
 
 	amp_ctx_init(ctx, host, &amp_backend_timer, cfg->reps, cfg->votes, cfg->seed);
 	amp_ctx_timing(ctx);
@@ -349,12 +350,28 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 
 		amp_step_add(ctx, "ITLB", "TLB sweep", amp_now_ns() - t0);
 		if (rc == 0) {
+			char pages[AMP_REASON_LEN] = "";
+
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
 			amp_curves_tlb("itlb", &itlb);
-			for (int i = 0; i < ctx->nlv; i++)
-				if (ctx->lv[i].side == AMP_SIDE_INSN && ctx->lv[i].kind == AMP_KIND_TLB)
-					snprintf(ctx->lv[i].code, sizeof ctx->lv[i].code,
+			/* Which pages the random jumps ran on (real machine). */
+			if (!host->sim && itlb.ndraws && itlb.draws_aliased)
+				snprintf(pages, sizeof pages, "; every page an alias of one shared page");
+			else if (!host->sim && itlb.ndraws)
+				snprintf(pages, sizeof pages, "; pages of their own: %.150s", itlb.alias_reason);
+			for (int i = 0; i < ctx->nlv; i++) {
+				struct amp_level *lv = &ctx->lv[i];
+
+				if (lv->side != AMP_SIDE_INSN || lv->kind != AMP_KIND_TLB)
+					continue;
+				if (lv->level == 1)
+					snprintf(lv->code, sizeof lv->code,
 						 "jump chains, one jump per page, each on another line (run-time code)");
+				else
+					snprintf(lv->code, sizeof lv->code,
+						 "indirect jumps to pages drawn at random, one line each (run-time code%.80s)",
+						 pages);
+			}
 		} else
 			amp_insn_unreached(ctx, AMP_KIND_TLB, err);
 	}

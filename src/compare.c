@@ -20,7 +20,7 @@ static const struct {
 } cache_levels[] = {
 	{ "L1d", 1, 0 }, { "L1i", 1, 1 }, { "L2", 2, 0 }, { "L3", 3, 0 }, { "L4", 4, 0 },
 };
-static const char *const tlb_levels[] = { "DTLB", "ITLB", "STLB" };
+static const char *const tlb_levels[] = { "DTLB", "ITLB", "STLB", "ITLB2" };
 
 static const struct amp_reported_cache *find_reported(const struct amp_reported_cache *c, int n,
 						      int level, int insn)

@@ -349,6 +349,20 @@ static FILE *open_in(char *path, size_t size, const char *dir, const char *stem,
 	return fopen(path, "w");
 }
 
+/* A curve's CSV written (csv closed), its chart's SVG opened into a
+ * fresh *c; NULL where either fails (path names the file). */
+static FILE *svg_after_csv(FILE *csv, struct chart *c, char *path, size_t size, const char *dir, const char *stem,
+			   const char *suffix)
+{
+	FILE *f;
+
+	if (fclose(csv) != 0 || !(f = open_in(path, size, dir, stem, suffix)))
+		return NULL;
+	memset(c, 0, sizeof *c);
+	c->out = f;
+	return f;
+}
+
 /* The latency sweep: ns (or ticks) per load against working set. */
 static int write_sweep(const char *dir, const struct amp_report *r, char *err, size_t len)
 {
@@ -734,12 +748,8 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 		a[i] = t->stride_ticks[i] * scale;
 		fprintf(f, "%llu,%.4f,%.4f,\"%s\"\n", (unsigned long long)t->strides[i], t->stride_ticks[i], a[i], label);
 	}
-	if (fclose(f) != 0)
+	if (!(f = svg_after_csv(f, &c, path, sizeof path, dir, name, "-page-size.svg")))
 		goto fail;
-	if (!(f = open_in(path, sizeof path, dir, name, "-page-size.svg")))
-		goto fail;
-	memset(&c, 0, sizeof c);
-	c.out = f;
 	x_range(&c, xs, t->nstrides);
 	y_range(&c, a, t->nstrides, 1);
 	snprintf(title, sizeof title, "%s: time per %s against the stride (page size)", insn ? "Instruction TLB" : "Data TLB",
@@ -761,6 +771,54 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	if (chart_end(&c) != 0)
 		goto fail;
 
+	/* Random jumps past the first level: N times the excess per jump,
+	 * piecewise linear with a kink where each level ends
+	 * (amp_tlb_draws_reach), beside the first level's misses alone. */
+	if (t->ndraws) {
+		double model[AMP_TLB_MAX_POINTS];
+		uint64_t c1 = t->lv[0].entries;
+
+		if (!(f = open_in(path, sizeof path, dir, name, "-draws.csv")))
+			goto fail;
+		fprintf(f, "pages,ticks_per_jump,control_ticks_per_jump,excess_ticks,pages_times_excess,"
+			   "first_level_misses_alone\n");
+		for (int i = 0; i < t->ndraws; i++) {
+			double e = t->draw_ticks[i] - t->draw_ctl_ticks[i] - t->ref_excess;
+
+			xs[i] = (double)t->draw_pages[i];
+			a[i] = xs[i] * e * scale;
+			model[i] = t->l1_penalty * (xs[i] - (double)c1) * scale;
+			fprintf(f, "%llu,%.4f,%.4f,%.4f,%.1f,%.1f\n", (unsigned long long)t->draw_pages[i], t->draw_ticks[i],
+				t->draw_ctl_ticks[i], e, xs[i] * e, t->l1_penalty * (xs[i] - (double)c1));
+		}
+		if (!(f = svg_after_csv(f, &c, path, sizeof path, dir, name, "-draws.svg")))
+			goto fail;
+		x_range(&c, xs, t->ndraws);
+		memcpy(all, a, (size_t)t->ndraws * sizeof *a);
+		memcpy(all + t->ndraws, model, (size_t)t->ndraws * sizeof *model);
+		y_range(&c, all, 2 * t->ndraws, 1);
+		snprintf(title, sizeof title, "Instruction TLB: random jumps, pages times the excess per jump");
+		if (t->nlevels > 1)
+			snprintf(sub, sizeof sub, "second level: %llu entries; a first-level miss +%.1f %s, a walk +%.1f %s",
+				 (unsigned long long)t->lv[1].entries, t->l1_penalty * scale, col,
+				 t->lv[1].miss_penalty_ticks * scale, col);
+		else
+			snprintf(sub, sizeof sub, "no second level: %.100s", t->draws_reason);
+		snprintf(ylabel, sizeof ylabel, "pages x excess per jump (%s%s)", unit, c.logy ? ", log scale" : "");
+		chart_begin(&c, title, sub, "pages touched, drawn at random (log scale)", ylabel, 1);
+		if (t->nlevels > 1) {
+			snprintf(label, sizeof label, "level 2: %llu entries", (unsigned long long)t->lv[1].entries);
+			vmark(&c, (double)t->lv[1].entries, "#d62728", label, 0);
+		}
+		series(&c, xs, a, t->ndraws, palette[0]);
+		series(&c, xs, model, t->ndraws, palette[2]);
+		legend(&c, 0, "measured", palette[0], 0);
+		legend(&c, 1, "first-level misses alone", palette[2], 0);
+		legend(&c, 2, "level found", "#d62728", 1);
+		if (chart_end(&c) != 0)
+			goto fail;
+	}
+
 	/* The first level's ways: the fewest pages that miss it, per stride. */
 	if (t->nassoc) {
 		if (!(f = open_in(path, sizeof path, dir, name, "-ways.csv")))
@@ -771,16 +829,12 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 				(unsigned long long)t->assoc_fewest[i],
 				t->lv[0].assoc ? (t->lv[0].assoc == t->lv[0].entries ? "fully associative" : "ways found")
 					       : t->lv[0].assoc_reason);
-		if (fclose(f) != 0)
-			goto fail;
-		if (!(f = open_in(path, sizeof path, dir, name, "-ways.svg")))
+		if (!(f = svg_after_csv(f, &c, path, sizeof path, dir, name, "-ways.svg")))
 			goto fail;
 		for (int i = 0; i < t->nassoc; i++) {
 			xs[i] = (double)(t->assoc_strides[i] * t->page); /* the axis reads bytes */
 			a[i] = (double)t->assoc_fewest[i];
 		}
-		memset(&c, 0, sizeof c);
-		c.out = f;
 		x_range(&c, xs, t->nassoc);
 		y_range(&c, a, t->nassoc, 1);
 		snprintf(title, sizeof title, "%s: the fewest pages that miss its first level, against their stride",

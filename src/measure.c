@@ -952,6 +952,7 @@ static const struct level_desc {
 	{ "DTLB", AMP_KIND_TLB, AMP_SIDE_DATA, 1, AMP_EV_DTLB_MISS, AMP_EV_DTLB_MISS, 1, NULL },
 	{ "ITLB", AMP_KIND_TLB, AMP_SIDE_INSN, 1, AMP_EV_ITLB_MISS, AMP_EV_ITLB_MISS, 1, NULL },
 	{ "STLB", AMP_KIND_TLB, AMP_SIDE_DATA, 2, AMP_EV_STLB_MISS, AMP_EV_STLB_MISS, 0, "DTLB" },
+	{ "ITLB2", AMP_KIND_TLB, AMP_SIDE_INSN, 2, AMP_EV_ITLB_WALK, AMP_EV_ITLB_WALK, 0, "ITLB" },
 };
 
 int amp_level_name_valid(const char *name)
@@ -989,7 +990,7 @@ int amp_levels_discover(struct amp_ctx *c, const char *only, char *err, size_t l
 	for (size_t i = 0; i < nt; i++)
 		known |= only && strcasecmp(only, level_table[i].name) == 0;
 	if (only && !known) {
-		snprintf(err, len, "option '--level': unknown level '%s' (expected L1d, L1i, L2, L3, L4, DTLB, ITLB or STLB)",
+		snprintf(err, len, "option '--level': unknown level '%s' (expected L1d, L1i, L2, L3, L4, DTLB, ITLB, STLB or ITLB2)",
 			 only);
 		return -1;
 	}

@@ -59,7 +59,7 @@ extern const char *const amp_inclusion_names[]; /* indexed by amp_inclusion_id *
 /* A cache or TLB level amp characterises, named by the counter that
  * sees its misses. */
 struct amp_level {
-	char name[8];           /* L1d L1i L2 L3 L4 DTLB ITLB STLB */
+	char name[8];           /* L1d L1i L2 L3 L4 DTLB ITLB STLB ITLB2 */
 	enum amp_level_kind kind;
 	enum amp_level_side side; /* which accesses probe it (loads or fetches) */
 	int level;              /* 1..4 */
@@ -438,7 +438,7 @@ int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size);
 /* The plan operation that probes lv (loads or instruction fetches). */
 enum amp_op amp_level_op(const struct amp_level *lv);
 
-/* Whether name is a level amp knows (L1d L1i L2 L3 L4 DTLB ITLB STLB). */
+/* Whether name is a level amp knows (L1d L1i L2 L3 L4 DTLB ITLB STLB ITLB2). */
 int amp_level_name_valid(const char *name);
 /* Finds the levels the backend can count on host; a level named in
  * `only` (e.g. "L2", NULL for all) and the levels above it are selected.

@@ -31,7 +31,7 @@ const struct amp_option amp_options[] = {
 	{ "cross-check", 0, NULL, "measure with counters and by timing; report every parameter they disagree on" },
 	{ "cpu", 0, NULL, "also characterise the cores: frequency, instruction latencies, registers, contexts, time slot, locality, bandwidth" },
 	{ "verbose", 'v', NULL, "print each phase's wall time on standard error" },
-	{ "level", 0, "NAME", "characterise only this level and the levels above it: L1d L1i L2 L3 L4 DTLB ITLB STLB" },
+	{ "level", 0, "NAME", "characterise only this level and the levels above it: L1d L1i L2 L3 L4 DTLB ITLB STLB ITLB2" },
 	{ "votes", 0, "N", "votes per parameter; the most common answer wins (default 8)" },
 	{ "json", 0, NULL, "write the report as JSON (format_version 1) instead of text" },
 	{ "reps", 0, "N", "repetitions per measurement; the minimum is kept (default 8)" },
@@ -210,7 +210,7 @@ int amp_parse_args(int argc, char **argv, struct amp_config *cfg, char *err, siz
 		} else if (is(c, "level")) {
 			if (!amp_level_name_valid(optarg))
 				return bad_value(err, len, "level", optarg,
-						 "expected L1d, L1i, L2, L3, L4, DTLB, ITLB or STLB");
+						 "expected L1d, L1i, L2, L3, L4, DTLB, ITLB, STLB or ITLB2");
 			cfg->level = optarg;
 		} else if (is(c, "votes")) {
 			if (amp_parse_uint(optarg, 1, MAX_VOTES, &u) < 0)

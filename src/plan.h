@@ -77,6 +77,12 @@ struct amp_plan {
 	/* IJUMP passes: the seed of their draws (each pass draws the same
 	 * visits every repetition). */
 	uint64_t visit_seed;
+	/* Real machine, IJUMP sequences: every code_alias bytes of the
+	 * region map one shared page (amp_jumpchain_build_aliased), so the
+	 * caches see one page of code however many pages the TLBs see; 0:
+	 * pages of their own.  The simulated machine keeps pages of their
+	 * own (its costs add up, so the control takes the caches out). */
+	uint64_t code_alias;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];

@@ -231,7 +231,8 @@ static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp,
 	for (int i = 0; i < p->npass; i++)
 		if (p->pass[i].seq == s && p->pass[i].op == AMP_OP_IJUMP && p->pass[i].times > walks)
 			walks = p->pass[i].times;
-	rp->code[s] = amp_jumpchain_build_indirect(p->region, q->off, q->n, err, len);
+	rp->code[s] = p->code_alias ? amp_jumpchain_build_aliased(p->region, p->code_alias, q->off, q->n, err, len)
+				    : amp_jumpchain_build_indirect(p->region, q->off, q->n, err, len);
 	if (!rp->code[s])
 		return -1;
 	visits = (uint64_t)walks * q->n;

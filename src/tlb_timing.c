@@ -43,6 +43,7 @@
 #include "timer.h"
 #include "timing.h"
 #include "tlb_timing.h"
+#include "jumpchain.h"
 #include "measure.h"
 #include "util.h"
 
@@ -102,6 +103,8 @@ struct tt {
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
+	uint64_t slot;              /* time_pages' and time_packed's granule: SLOT, or DRAW_SLOT */
+	uint64_t alias;             /* real machine, random jumps: code pages alias one (its size), or 0 */
 	struct amp_quiet quiet;     /* the gate (real machine; see wait_quiet) */
 	int busy, timings;          /* timings taken unquiet once the wait was spent, of all */
 	int busy_points, points;    /* entries sweep points and bisection steps with no quiet timing, of all */
@@ -147,6 +150,7 @@ static int run_chain(struct tt *t, enum amp_op op, const char *name, uint64_t re
 	if (t->arena.base && region <= t->arena.size)
 		plan.arena = &t->arena;
 	plan.min_ticks = tmin;
+	plan.code_alias = op == AMP_OP_IJUMP ? t->alias : 0;
 	seq = amp_plan_add_seq(&plan, off, n);
 	if (seq < 0 || amp_plan_add_pass(&plan, seq, op, WARM_WALKS, 0) < 0 ||
 	    amp_plan_add_pass(&plan, seq, op, (unsigned)times, 1) < 0) {
@@ -516,7 +520,7 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
  * random order. */
 static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double *tpl)
 {
-	uint64_t lines = page / SLOT, *off = malloc(n * sizeof *off);
+	uint64_t lines = page / t->slot, *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
 
@@ -528,7 +532,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
 	 * (alike for a virtually indexed L1, and with contiguous frames for
 	 * lower levels of up to lines^2 sets). */
 	for (uint64_t i = 0; i < n; i++)
-		off[i] = i * stride * page + spread_line(i, lines) * SLOT;
+		off[i] = i * stride * page + spread_line(i, lines) * t->slot;
 	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull) ^ (stride - 1));
 	amp_shuffle(off, n, &rng);
 	rc = time_chain(t, "tlb-pages", (n - 1) * stride * page + page, off, n, tpl);
@@ -543,7 +547,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
  * are a hint the kernel may not take.) */
 static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 {
-	uint64_t lines = page / SLOT, npg = (n + lines - 1) / lines;
+	uint64_t lines = page / t->slot, npg = (n + lines - 1) / lines;
 	uint64_t *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
@@ -555,7 +559,7 @@ static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 		return -1;
 	}
 	for (uint64_t k = 0; k < n; k++)
-		off[k] *= SLOT;
+		off[k] *= t->slot;
 	rc = time_chain(t, "tlb-packed", npg * page, off, n, tpl);
 	free(off);
 	return rc;
@@ -1141,6 +1145,225 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 	return 0;
 }
 
+/* ---- the instruction side past the first level, by random draws ----
+ *
+ * A cyclic jump chain past the ITLB's reach is foreseen by the branch
+ * predictors, which fetch (and translate) ahead of it: on an AMD Zen 3
+ * guest the chains read the ITLB's 64 entries but no second level up to
+ * 16384 pages.  Jumps whose targets are drawn at random (plan op
+ * AMP_OP_IJUMP) cannot be run ahead of, and with uniform draws a level
+ * of C entries holds the next page with odds C/N whatever its
+ * replacement, so the levels show as kinks of N times the excess per
+ * jump (amp_tlb_draws_reach).  The points run from 2^(1/4) times the
+ * first level's entries, four per octave, until the second level's end
+ * has points to 4 times it; the control is the same lines packed. */
+/* A departure from the first level's misses, relative: at 0.25 one of
+ * five runs on the Zen 3 guest read 172 entries among 309 to 368, a
+ * busy spell over two points; the real end departs by 3 to 6 times
+ * p1 (N - c1) within a point or two. */
+#define DRAW_DEPART 0.5
+#define DRAW_TAU 0.02             /* the noise per jump, relative to the control's time */
+#define DRAW_P2_FROM 2            /* the walk's cost is taken from this many times c2 on */
+#define DRAW_C1_AGREE 0.25        /* the draws' first-level end and the sweep's agree this well */
+#define DRAW_REFS 3               /* points with every page held: c1 x 3/7, 4/7, 5/7 */
+#define DRAW_SLOT 64u             /* each page's line: any of its 64 B lines */
+
+static double median3(double a, double b, double c)
+{
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, double tau,
+			double *p1, uint64_t *c2, double *p2, char *why, size_t len)
+{
+	double d[AMP_TLB_MAX_POINTS], q[AMP_TLB_MAX_POINTS], t[AMP_TLB_MAX_POINTS], lo, at;
+	int a = -1, nq = 0;
+
+	*c2 = 0;
+	*p1 = *p2 = 0;
+	if (m < 6 || m > AMP_TLB_MAX_POINTS) {
+		snprintf(why, len, "%d points of random jumps are too few to find the level below", m);
+		return 0;
+	}
+	/* p1, then (twice) p1 again with the control's own misses added
+	 * back: past c1 x per_page lines its pages miss the first level
+	 * too, and the second level holds them. */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int j = 0; j < m; j++) {
+			uint64_t pages = (n[j] + per_page - 1) / per_page;
+
+			t[j] = (double)n[j] * (e[j] + (pass && pages > c1 ? *p1 * (1 - (double)c1 / (double)pages) : 0));
+		}
+		*p1 = fmax(0, median3(t[2] / (double)(n[2] - c1), t[3] / (double)(n[3] - c1), t[4] / (double)(n[4] - c1)));
+	}
+	/* Past a first level's end its misses cost something. */
+	if (*p1 <= tau) {
+		snprintf(why, len,
+			 "jumps to %llu to %llu pages cost no more than those to fewer than %llu (%.2f ticks a jump): "
+			 "no first level ends at %llu entries",
+			 (unsigned long long)n[2], (unsigned long long)n[4], (unsigned long long)c1, *p1,
+			 (unsigned long long)c1);
+		return -1;
+	}
+	/* Those points' line, N e = p1 (N - c1), meets zero at the first
+	 * level's end: a first level read wrong shows there. */
+	{
+		double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, end;
+
+		for (int j = 2; j <= 4; j++) {
+			sx += (double)n[j];
+			sy += t[j];
+			sxx += (double)n[j] * (double)n[j];
+			sxy += (double)n[j] * t[j];
+		}
+		slope = (3 * sxy - sx * sy) / (3 * sxx - sx * sx);
+		end = slope > 0 ? (sx - sy / slope) / 3 : 0;
+		if (fabs(end - (double)c1) > DRAW_C1_AGREE * (double)c1 + 2) {
+			snprintf(why, len,
+				 "jumps to %llu to %llu pages put the first level's end at %.0f entries, not %llu",
+				 (unsigned long long)n[2], (unsigned long long)n[4], end, (unsigned long long)c1);
+			return -1;
+		}
+	}
+	for (int j = 0; j < m; j++)
+		d[j] = t[j] - *p1 * (double)(n[j] - c1);
+	/* A departure holds where the next two points (one at the end)
+	 * depart further. */
+	for (int j = 0; j + 1 < m && a < 0; j++) {
+		int ok = 1;
+
+		for (int k = j; k <= j + 2 && k < m; k++)
+			ok &= d[k] > fmax(DRAW_DEPART * *p1 * (double)(n[k] - c1), tau * (double)n[k]) &&
+			      (k == j || d[k] > d[k - 1]);
+		if (ok)
+			a = j;
+	}
+	if (a < 0) {
+		snprintf(why, len,
+			 "random jumps to %llu to %llu pages cost only the first level's misses (%.2f ticks each): "
+			 "no level below it ends there",
+			 (unsigned long long)n[0], (unsigned long long)n[m - 1], *p1);
+		return 0;
+	}
+	/* The departure grows as p2 (N - c2): back along it to zero, no
+	 * lower than the last point within the noise of p1's line. */
+	lo = (double)c1;
+	for (int j = 0; j < a; j++)
+		if (d[j] <= tau * (double)n[j])
+			lo = (double)n[j];
+	at = (double)n[a] - d[a] * (double)(n[a + 1] - n[a]) / (d[a + 1] - d[a]);
+	*c2 = (uint64_t)llround(fmin((double)n[a], fmax(lo, at)));
+	for (int j = a; j < m; j++)
+		if (n[j] >= DRAW_P2_FROM * *c2)
+			q[nq++] = d[j] / (double)(n[j] - *c2);
+	*p2 = nq ? median(q, nq) : d[m - 1] / (double)(n[m - 1] - *c2);
+	why[0] = '\0';
+	return 1;
+}
+
+/* Time per jump of n pages drawn at random, and of the control. */
+static int time_draws(struct tt *t, uint64_t page, uint64_t n, double *a, double *c)
+{
+	enum amp_op op = t->op;
+	int rc;
+
+	t->op = AMP_OP_IJUMP;
+	t->slot = DRAW_SLOT;
+	rc = time_pages(t, page, 1, n, a) < 0 || time_packed(t, page, n, c) < 0 ? -1 : 0;
+	t->op = op;
+	t->slot = SLOT;
+	return rc;
+}
+
+static int draws(struct tt *t, struct amp_tlb_timing *o)
+{
+	uint64_t c1 = o->lv[0].entries, c2 = 0;
+	double e[AMP_TLB_MAX_POINTS], p1 = 0, p2 = 0, tau = 0, refs[DRAW_REFS];
+	char why[sizeof o->draws_reason];
+	int found = 0;
+
+	o->ndraws = 0;
+	/* Code pages that alias one (the caches then see one page). */
+	o->draws_aliased = 0;
+	if (!t->host->sim) {
+		long sys = sysconf(_SC_PAGESIZE);
+		uint64_t at = 0;
+		struct amp_jumpchain *probe =
+			sys > 0 ? amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, &at, 1, o->alias_reason,
+								  sizeof o->alias_reason)
+				: NULL;
+
+		o->draws_aliased = probe != NULL;
+		t->alias = probe ? (uint64_t)sys : 0;
+		amp_jumpchain_free(probe);
+	}
+	/* Every page held: the median of DRAW_REFS points under c1 (a
+	 * single one, timed in a busy spell, shifted every excess: the
+	 * Zen 3 guest's first level then read 94 entries for 69). */
+	for (int r = 0; r < DRAW_REFS; r++) {
+		uint64_t ref = c1 * (uint64_t)(r + DRAW_REFS) / (2 * DRAW_REFS + 1);
+		double ra = 0, rc = 0;
+
+		for (int pass = 0; pass < sweeps(t); pass++) {
+			double a, c;
+
+			if (time_draws(t, o->page, ref > 1 ? ref : 1, &a, &c) < 0)
+				return -1;
+			ra = pass ? fmin(ra, a) : a;
+			rc = pass ? fmin(rc, c) : c;
+		}
+		refs[r] = ra - rc;
+	}
+	o->ref_excess = median(refs, DRAW_REFS);
+	for (int j = 1; o->ndraws < AMP_TLB_MAX_POINTS; j++) {
+		uint64_t n = (uint64_t)llround((double)c1 * exp2(j / 4.0));
+		int i = o->ndraws, busy = t->busy, quiet = 0;
+
+		if (n > EN_MAX || (found > 0 && n > 4 * c2) || found < 0)
+			break;
+		if (n <= (i ? o->draw_pages[i - 1] : c1))
+			continue;
+		for (int pass = 0; pass < sweeps(t); pass++) {
+			double a, c;
+
+			busy = t->busy;
+			if (time_draws(t, o->page, n, &a, &c) < 0)
+				return -1;
+			o->draw_ticks[i] = pass ? fmin(o->draw_ticks[i], a) : a;
+			o->draw_ctl_ticks[i] = pass ? fmin(o->draw_ctl_ticks[i], c) : c;
+			quiet |= t->busy == busy;
+		}
+		t->busy_points += !quiet;
+		t->points++;
+		o->draw_pages[i] = n;
+		e[i] = o->draw_ticks[i] - o->draw_ctl_ticks[i] - o->ref_excess;
+		tau = DRAW_TAU * o->draw_ctl_ticks[i];
+		o->ndraws++;
+		found = amp_tlb_draws_reach(c1, o->page / DRAW_SLOT, o->draw_pages, e, o->ndraws, tau, &p1, &c2, &p2, why,
+					    sizeof why);
+	}
+	t->alias = 0;
+	snprintf(o->draws_reason, sizeof o->draws_reason, "%s", why);
+	o->nlevels = 1;
+	if (found < 0)
+		return 0;
+	/* The first level's miss is what a draw pays; the cyclic sweep's
+	 * step was what the predictors left of it. */
+	o->l1_penalty = p1;
+	o->lv[0].miss_penalty_ticks = p1;
+	if (found) {
+		memset(&o->lv[1], 0, sizeof o->lv[1]);
+		o->lv[1].entries = c2;
+		o->lv[1].hit_ticks = o->lv[0].hit_ticks + p1;
+		o->lv[1].miss_penalty_ticks = p2;
+		o->lv[1].step_clarity = 1;
+		snprintf(o->lv[1].assoc_reason, sizeof o->lv[1].assoc_reason,
+			 "not measured by timing in this version (random jumps give the entries of the levels past the first)");
+		o->nlevels = 2;
+	}
+	return 0;
+}
+
 /* No noise and no random replacement: one run tells all. */
 static int sim_exact(const struct sim_spec *spec)
 {
@@ -1161,7 +1384,8 @@ static int measure(struct tt *t, struct amp_tlb_timing *out);
 int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsigned reps,
 			      uint64_t seed, struct amp_tlb_timing *out, char *err, size_t len)
 {
-	struct tt t = { .host = host, .reps = reps ? reps : 1, .seed = seed, .err = err, .len = len, .op = op };
+	struct tt t = { .host = host, .reps = reps ? reps : 1, .seed = seed, .err = err, .len = len, .op = op,
+			.slot = SLOT };
 	char why[AMP_REASON_LEN];
 	int rc;
 
@@ -1192,6 +1416,10 @@ static int measure(struct tt *t, struct amp_tlb_timing *out)
 	if (entries(t, out) < 0)
 		return -1;
 	if (out->nlevels && first_level_ways(t, out) < 0)
+		return -1;
+	/* The instruction side's levels past the first: random draws
+	 * (which check the first level's end too). */
+	if (out->nlevels && t->op == AMP_OP_IFETCH && draws(t, out) < 0)
 		return -1;
 	/* Its regions span gigabytes of address space: a refused mapping
 	 * (ulimit -v) leaves only these ways unknown. */
@@ -1227,6 +1455,11 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 
 		if (lv->kind != AMP_KIND_TLB || lv->side != side)
 			continue;
+		if (k == t->nlevels && k == 1 && t->draws_reason[0]) {
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "random jumps found no second level: %s",
+				 t->draws_reason);
+			continue;
+		}
 		if (k >= t->nlevels) {
 			snprintf(lv->nc_reason, sizeof lv->nc_reason, "the TLB sweep found %d level%s%s%s",
 				 t->nlevels, t->nlevels == 1 ? "" : "s", t->nlevels ? "" : ": ",

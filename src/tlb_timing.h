@@ -51,6 +51,23 @@ struct amp_tlb_timing {
 	 * others): over a tenth, the results are marked inconclusive. */
 	int busy, timings;
 	int busy_points, points;
+	/* The instruction side's levels past the first, by random draws
+	 * (amp_tlb_draws_reach): pages, time per jump and the control's;
+	 * ref_excess, the jumps' excess over the control with every page
+	 * held (the median at 3/7, 4/7 and 5/7 of the first level's
+	 * entries); l1_penalty, what a first-level miss the second level
+	 * holds adds; draws_reason, why no second level was found (empty
+	 * when one was, or no sweep ran). */
+	int ndraws;
+	uint64_t draw_pages[AMP_TLB_MAX_POINTS];
+	double draw_ticks[AMP_TLB_MAX_POINTS];
+	double draw_ctl_ticks[AMP_TLB_MAX_POINTS];
+	double ref_excess, l1_penalty;
+	char draws_reason[256];
+	/* Real machine: whether the jumps' code pages aliased one shared
+	 * page (amp_jumpchain_build_aliased); if not, why. */
+	int draws_aliased;
+	char alias_reason[200];
 };
 
 /* X-Ray's rule on the first level's ways, after the fewest pages that
@@ -87,6 +104,27 @@ int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from,
  * times the spread (0 for too few points), below 1. */
 double amp_tlb_step_clear(const double *lv, int n, const double *next, int nnext, double step, uint64_t from,
 			  uint64_t to, char *why, size_t len);
+
+/* The level below a first level of c1 entries, from jumps to n[j]
+ * pages (ascending, each over c1) drawn uniformly at random: whatever
+ * the replacement, a draw finds its page in a full level of C entries
+ * with odds C/N, so the excess per jump e[j] (over the same jumps with
+ * every page held) times N is p1 (N - c1) + p2 (N - c2) past c2, with
+ * p1 what a first-level miss costs where the second level holds it and
+ * p2 what a walk adds.  p1 is the median of e N / (N - c1) at the
+ * third to fifth points (the first two, near c1, magnify the noise).
+ * The control packs per_page lines a page: past c1 of its pages, its
+ * own first-level misses, p1 (1 - c1 / pages), are added back.  The
+ * second level ends where N e departs from p1 (N - c1) by over half of
+ * it and over tau per jump (the noise), confirmed by the next two
+ * points departing further: c2 is where the line through the first
+ * two departures meets zero, kept between the last point within tau of
+ * p1's line and the first departing one.  1 with *c2 and *p2 (the
+ * median walk cost over points from 2 c2 on), 0 with why (no
+ * departure, or too few points), -1 with why where the first level's
+ * end is not c1; *p1 always. */
+int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, double tau,
+			double *p1, uint64_t *c2, double *p2, char *why, size_t len);
 
 /* Measures the data TLBs of host (real when host->sim is NULL) with the
  * minimum of reps runs per point (one on an exact simulated machine) and

@@ -15,7 +15,7 @@
 
 /* A TLB as CPUID describes it. */
 struct amp_reported_tlb {
-	char name[8];           /* DTLB ITLB STLB (amp's level names) */
+	char name[8];           /* DTLB ITLB STLB ITLB2 (amp's level names) */
 	uint64_t page;          /* smallest page size it holds, bytes */
 	char pages[32];         /* every page size, e.g. "4K 2M" */
 	unsigned entries;

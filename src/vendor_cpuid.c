@@ -235,9 +235,13 @@ static int leaf18(struct amp_vendor *v, const struct cpuid_src *s)
 				if (!smallest)
 					smallest = page_bytes[b];
 			}
-		/* Type 1 data, 2 instruction, 3 unified, 4 load-only, 5 store-only. */
-		add_tlb(v, level >= 2 ? "STLB" : type == 2 ? "ITLB" : "DTLB", smallest, pages,
+		/* Type 1 data, 2 instruction, 3 unified, 4 load-only, 5
+		 * store-only.  A unified second level is the instruction
+		 * side's too (ITLB2). */
+		add_tlb(v, level >= 2 ? (type == 2 ? "ITLB2" : "STLB") : type == 2 ? "ITLB" : "DTLB", smallest, pages,
 			ways * sets, (r[3] >> 8) & 1 ? 0 : ways, "leaf 0x18");
+		if (level >= 2 && type == 3)
+			add_tlb(v, "ITLB2", smallest, pages, ways * sets, (r[3] >> 8) & 1 ? 0 : ways, "leaf 0x18");
 		found++;
 	}
 	return found;
@@ -306,6 +310,10 @@ static void amd_legacy(struct amp_vendor *v, const struct cpuid_src *s, unsigned
 		entries = (r[1] >> 16) & 0xfff;
 		ways = amd_assoc(r[1] >> 28, entries, &fully);
 		add_tlb(v, "STLB", 4096, "4K", entries, fully ? 0 : ways, "0x80000006");
+		/* The L2 ITLB for 4 KiB pages: EBX assoc [15:12], entries [11:0]. */
+		entries = r[1] & 0xfff;
+		ways = amd_assoc((r[1] >> 12) & 0xf, entries, &fully);
+		add_tlb(v, "ITLB2", 4096, "4K", entries, fully ? 0 : ways, "0x80000006");
 		if (caches) {
 			/* L2: ECX size KiB [31:16]; L3: EDX size 512 KiB [31:18];
 			 * both assoc code [15:12], line [7:0]. */

@@ -38,6 +38,14 @@ void amp_jumpchain_run(const struct amp_jumpchain *jc, uint64_t times);
  * block (9 B on x86-64, 8 on aarch64) apart.  NULL with the reason. */
 struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64_t *off, size_t n,
 						   char *err, size_t len);
+/* The same with every `page` bytes of the region (a whole number of
+ * system pages) mapping one shared page, which holds the blocks of all
+ * the offsets' places in their pages: the TLBs see the region's pages,
+ * the caches one page's lines.  Offsets whose places overlap are
+ * refused.  NULL with the reason (executable or shared mappings
+ * refused among them). */
+struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page, const uint64_t *off, size_t n,
+						  char *err, size_t len);
 const uint8_t *amp_jumpchain_exit(const struct amp_jumpchain *jc);
 /* Runs an indirect chain through the table's targets (one call). */
 void amp_jumpchain_run_table(const struct amp_jumpchain *jc, const uint64_t *table);

@@ -58,7 +58,7 @@ one_line "$err" "in one line"
 # Events.
 run --list-events
 expect_status 0 "--list-events"
-for e in L1D_MISS L1I_MISS L2D_MISS L2I_MISS L2_MISS L3_MISS DTLB_MISS STLB_MISS ITLB_MISS LOADS STORES CYCLES; do
+for e in L1D_MISS L1I_MISS L2D_MISS L2I_MISS L2_MISS L3_MISS DTLB_MISS STLB_MISS ITLB_MISS ITLB_WALK LOADS STORES CYCLES; do
 	has "$out" "$e" "--list-events shows $e"
 done
 run --list-events --sim="pii-233"

@@ -172,7 +172,7 @@ EOP
 	ok $? "every SVG is well-formed XML with a labelled axis"
 fi
 # The TLB sweeps and the line-size experiments: their own curves.
-for f in dtlb-entries dtlb-page-size itlb-entries itlb-page-size; do
+for f in dtlb-entries dtlb-page-size itlb-entries itlb-page-size itlb-draws; do
 	[ -s "$TMPD/curves/$f.csv" ] && [ -s "$TMPD/curves/$f.svg" ]
 	ok $? "the TLB sweep's $f CSV and SVG"
 done

@@ -275,6 +275,9 @@ static void test_libpfm(void)
 		{ "zen4", AMP_EV_STLB_MISS, NULL, 0xf045,
 		  "PMCx045 umask 0xF0 (ls_l1_d_tlb_miss.all_l2_miss)" },
 		{ "zen4", AMP_EV_CYCLES, "CYCLES_NOT_IN_HALT", 0x76, "PMCx076" },
+		{ "zen3", AMP_EV_ITLB_WALK, NULL, 0x785, "PMCx085 umask 0x07 (bp_l1_tlb_miss_l2_tlb_miss)" },
+		{ "skx", AMP_EV_ITLB_WALK, NULL, 0xe85, "event 85H umask 0EH (ITLB_MISSES.WALK_COMPLETED)" },
+		{ "spr", AMP_EV_ITLB_WALK, NULL, 0xe11, "event 11H umask 0EH (ITLB_MISSES.WALK_COMPLETED)" },
 		{ "neoverse-n1", AMP_EV_L1D_MISS, "L1D_CACHE_REFILL", 0x03, "event 0x03" },
 		{ "neoverse-n1", AMP_EV_STLB_MISS, "L2D_TLB_REFILL", 0x2d, "event 0x2D" },
 	};

@@ -344,6 +344,41 @@ static void test_real_runner(void)
 	amp_plan_free(&p);
 
 #if defined(__x86_64__) || defined(__aarch64__)
+	/* The same on pages that alias one shared page (code_alias): 64
+	 * pages, a line each at 64 places; places that overlap on the shared
+	 * page are refused. */
+	{
+		long sys = sysconf(_SC_PAGESIZE);
+		uint64_t off[64], clash[2] = { 0, (uint64_t)sys + 8 };
+
+		for (int i = 0; i < 64; i++)
+			off[i] = (uint64_t)i * (uint64_t)sys + (uint64_t)(i * 64) % (uint64_t)sys;
+		amp_plan_init(&p, "aliased jumps", 64 * (uint64_t)sys);
+		p.code_alias = (uint64_t)sys;
+		p.visit_seed = 5;
+		amp_plan_add_seq(&p, off, 64);
+		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 4, 1);
+		tap_eq(amp_run(&p, &host, NULL, 2, &res, err, sizeof err), 0, "jumps on aliased pages run: %s", err);
+		tap_eq(res.accesses, 256, "256 draws measured");
+		amp_plan_free(&p);
+		amp_plan_init(&p, "aliased clash", 2 * (uint64_t)sys);
+		p.code_alias = (uint64_t)sys;
+		amp_plan_add_seq(&p, clash, 2);
+		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 1);
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1,
+		       "blocks whose places overlap on the shared page are refused");
+		tap_has(err, "overlaps another block", "with the reason");
+		amp_plan_free(&p);
+		setenv("AMP_NO_EXEC_MAPPINGS", "1", 1);
+		tap_ok(amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, off, 1, err, sizeof err) == NULL,
+		       "with executable mappings refused no aliased chain is built");
+		tap_has(err, "refused", "saying so");
+		unsetenv("AMP_NO_EXEC_MAPPINGS");
+	}
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
 	/* Code in the region: the chain runs on the arena's own page, and
 	 * the page is writable again once the plan is done. */
 	{

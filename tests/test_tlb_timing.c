@@ -458,6 +458,138 @@ static void test_knee(void)
 	       "64 KiB pages: the knee at 65536 B");
 }
 
+/* amp_tlb_draws_reach on made curves: a first level of 64 entries
+ * (4 ticks a miss the second level holds), a second of 320 (60 a
+ * walk), the control's own first-level misses taken off as the sweep
+ * sees them, a little noise; and curves it must not find a level in. */
+static void draws_curve(uint64_t c2, double p2, uint64_t per_page, double spike, uint64_t *n, double *e, int *m)
+{
+	*m = 0;
+	for (int j = 1; j <= 24; j++) {
+		uint64_t x = (uint64_t)llround(64 * exp2(j / 4.0)), pages = (x + per_page - 1) / per_page;
+		double ctl = pages > 64 ? 4 * (1 - 64.0 / (double)pages) : 0;
+
+		n[*m] = x;
+		e[*m] = 4 * (1 - 64.0 / (double)x) + (x > c2 ? p2 * (1 - (double)c2 / (double)x) : 0) - ctl +
+			(j % 2 ? 0.01 : -0.01) + (j == 8 ? spike : 0);
+		(*m)++;
+	}
+}
+
+static void test_draws_rule(void)
+{
+	uint64_t n[32], c2;
+	double e[32], p1, p2;
+	char why[256];
+	int m;
+
+	for (uint64_t per_page = 2; per_page <= 32; per_page *= 16) {
+		draws_curve(320, 60, per_page, 0, n, e, &m);
+		tap_eq(amp_tlb_draws_reach(64, per_page, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 1,
+		       "random jumps: a second level is found (control %llu lines a page)", (unsigned long long)per_page);
+		tap_ok(c2 >= 310 && c2 <= 330, "its 320 entries within 3%% (got %llu)", (unsigned long long)c2);
+		tap_ok(fabs(p1 - 4) < 0.12 && fabs(p2 - 60) < 6, "a first-level miss 4 ticks, a walk 60 (got %.2f, %.1f)",
+		       p1, p2);
+	}
+	draws_curve(320, 0, 32, 0, n, e, &m);
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	       "no level below the first: none found");
+	tap_has(why, "no level below it ends there", "and why says so");
+	draws_curve(320, 0, 32, 1.5, n, e, &m);
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	       "one slow point that the next does not confirm is no level");
+	/* A first level read far too small (5 of 64 entries): the points
+	 * past it cost nothing, so no level is read off them. */
+	m = 0;
+	for (int j = 1; j <= 30; j++, m++) {
+		n[m] = (uint64_t)llround(5 * exp2(j / 4.0));
+		e[m] = (n[m] > 64 ? 4 * (1 - 64.0 / (double)n[m]) : 0) + (n[m] > 320 ? 60 * (1 - 320.0 / (double)n[m]) : 0);
+	}
+	tap_eq(amp_tlb_draws_reach(5, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), -1,
+	       "a first level read too small: no second level read past it");
+	tap_has(why, "no first level ends at 5 entries", "and why says so");
+	draws_curve(320, 60, 32, 0, n, e, &m);
+	tap_eq(amp_tlb_draws_reach(96, 32, n + 2, e + 2, m - 2, 0.1, &p1, &c2, &p2, why, sizeof why), -1,
+	       "a first level read too large (96 of 64): no second level read past it");
+	tap_has(why, "first level's end at 64 entries, not 96", "and why says where the draws put it");
+	draws_curve(320, 60, 32, 0, n, e, &m);
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, why, sizeof why), 0, "five points are too few");
+	tap_has(why, "too few", "and why says so");
+}
+
+/* The instruction side's second level by random jumps on simulated
+ * machines: the sim's STLB (unified) is what an instruction fetch
+ * finds past the ITLB; its entries within 5% (8% with random
+ * replacement or noise: a draw's odds are the level's share however it
+ * replaces, but fewer draws settle it), the penalties the sim's.  The
+ * simulated pages keep frames of their own (no aliases), so the noisy
+ * machine has an L2: past the L1i's 512 lines, noise on misses to
+ * memory (200 cycles, in test and control alike) drowned the level
+ * (658 read for 512). */
+static void test_itlb_draws(void)
+{
+	static const struct {
+		int line;
+		const char *spec;
+		double noise, tol;
+		uint64_t c1, c2;
+	} dc[] = {
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=64,assoc=full;"
+			    "STLB:entries=512,assoc=4", 0, 0.05, 64, 512 },
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;L2:size=1M,line=64,assoc=16;"
+			    "ITLB:entries=32,assoc=4;DTLB:entries=64,assoc=4;STLB:entries=1536,assoc=6", 0, 0.05, 32, 1536 },
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=16,assoc=2;"
+			    "STLB:entries=96,assoc=6", 0, 0.05, 16, 96 },
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=48,assoc=full;"
+			    "STLB:entries=1024,assoc=8,policy=random", 0, 0.08, 48, 1024 },
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;L2:size=1M,line=64,assoc=16;"
+			    "ITLB:entries=64,assoc=full;STLB:entries=512,assoc=4", 0.01, 0.08, 64, 512 },
+		{ __LINE__, "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=128,assoc=8", 0, 0,
+		  128, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof dc / sizeof dc[0]; i++) {
+		struct amp_host host;
+		struct amp_tlb_timing o;
+		char err[256];
+
+		if (!tap_in_budget("draws: random jumps from line %d on", dc[i].line))
+			return;
+		if (build(dc[i].spec, dc[i].noise, 0, 3, &host) < 0) {
+			tap_ok(0, "[line %d] machine builds", dc[i].line);
+			continue;
+		}
+		if (!tap_ok(amp_tlb_timing_measure_op(&host, AMP_OP_IFETCH, 1, 5, &o, err, sizeof err) == 0,
+			    "[line %d] the jumps' sweeps run", dc[i].line)) {
+			tap_diag("%s", err);
+			sim_destroy(host.sim);
+			continue;
+		}
+		tap_ok(o.nlevels >= 1 && o.lv[0].entries == dc[i].c1 && fabs(o.lv[0].miss_penalty_ticks - 8) < 1,
+		       "[line %d] ITLB %llu entries, a miss +8 cycles by random jumps (got %llu, %.2f)", dc[i].line,
+		       (unsigned long long)dc[i].c1, o.nlevels ? (unsigned long long)o.lv[0].entries : 0,
+		       o.lv[0].miss_penalty_ticks);
+		if (!dc[i].c2) {
+			tap_eq(o.nlevels, 1, "[line %d] no second level", dc[i].line);
+			tap_has(o.draws_reason, "no level below it ends there", "[line %d] and why says so", dc[i].line);
+		} else {
+			double got = o.nlevels > 1 ? (double)o.lv[1].entries : 0;
+
+			if (!tap_ok(fabs(got - (double)dc[i].c2) <= dc[i].tol * (double)dc[i].c2,
+				    "[line %d] ITLB2 %llu entries within %.0f%% (got %.0f: %s)", dc[i].line,
+				    (unsigned long long)dc[i].c2, dc[i].tol * 100, got, o.draws_reason))
+				for (int j = 0; j < o.ndraws; j++)
+					tap_diag("%llu pages: %.3f a jump, control %.3f, excess %.3f",
+						 (unsigned long long)o.draw_pages[j], o.draw_ticks[j], o.draw_ctl_ticks[j],
+						 o.draw_ticks[j] - o.draw_ctl_ticks[j] - o.ref_excess);
+			tap_ok(o.nlevels > 1 && fabs(o.lv[1].miss_penalty_ticks - 30) < 3,
+			       "[line %d] a walk +30 cycles (got %.1f)", dc[i].line,
+			       o.nlevels > 1 ? o.lv[1].miss_penalty_ticks : 0);
+		}
+		sim_destroy(host.sim);
+	}
+}
+
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
@@ -471,5 +603,7 @@ int main(void)
 	tap_run(test_ways_rule());
 	tap_run(test_step_clear());
 	tap_run(test_knee());
+	tap_run(test_draws_rule());
+	tap_run(test_itlb_draws());
 	return tap_done();
 }
