@@ -1185,6 +1185,12 @@ int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const
 		snprintf(why, len, "%d points of random jumps are too few to find the level below", m);
 		return 0;
 	}
+	for (int j = 0; j < m; j++)
+		if (n[j] <= c1 || (j && n[j] <= n[j - 1])) {
+			snprintf(why, len, "random jumps to %llu pages: the points must climb past the first level's %llu",
+				 (unsigned long long)n[j], (unsigned long long)c1);
+			return 0;
+		}
 	/* p1, then (twice) p1 again with the control's own misses added
 	 * back: past c1 x per_page lines its pages miss the first level
 	 * too, and the second level holds them. */

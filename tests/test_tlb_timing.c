@@ -513,6 +513,9 @@ static void test_draws_rule(void)
 	       "a first level read too large (96 of 64): no second level read past it");
 	tap_has(why, "first level's end at 64 entries, not 96", "and why says where the draws put it");
 	draws_curve(320, 60, 32, 0, n, e, &m);
+	tap_eq(amp_tlb_draws_reach(100, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	       "points at or under the first level's entries are refused");
+	tap_has(why, "must climb past", "and why says so");
 	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, why, sizeof why), 0, "five points are too few");
 	tap_has(why, "too few", "and why says so");
 }
