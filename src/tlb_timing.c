@@ -57,6 +57,7 @@
  * (a knee at 1 KiB or 32 KiB in 3 of 14 runs); with 4096, 10-90 ticks
  * and the knee at 4 KiB in 32 of 33. */
 #define PS_JUMPS 4096
+#define DRAW_SLOT 64u             /* random jumps: each page's line, any of its 64 B lines */
 #define PS_SLOT 64u               /* loads are >= 256 B apart: no two share a line */
 #define PS_MIN_STRIDE 256u
 #define PS_MAX_STRIDE (128u * KIB)
@@ -103,7 +104,6 @@ struct tt {
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
-	uint64_t slot;              /* time_pages' and time_packed's granule: SLOT, or DRAW_SLOT */
 	uint64_t alias;             /* real machine, random jumps: code pages alias one (its size), or 0 */
 	struct amp_quiet quiet;     /* the gate (real machine; see wait_quiet) */
 	int busy, timings;          /* timings taken unquiet once the wait was spent, of all */
@@ -518,9 +518,16 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 
 /* Time per load over n pages `stride` pages apart, one line each, in
  * random order. */
+/* time_pages' and time_packed's granule: a line pair, a line for
+ * random jumps (their code is one shared page: no pair to keep apart). */
+static uint64_t slot_of(const struct tt *t)
+{
+	return t->op == AMP_OP_IJUMP ? DRAW_SLOT : SLOT;
+}
+
 static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double *tpl)
 {
-	uint64_t lines = page / t->slot, *off = malloc(n * sizeof *off);
+	uint64_t slot = slot_of(t), lines = page / slot, *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
 
@@ -532,7 +539,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
 	 * (alike for a virtually indexed L1, and with contiguous frames for
 	 * lower levels of up to lines^2 sets). */
 	for (uint64_t i = 0; i < n; i++)
-		off[i] = i * stride * page + spread_line(i, lines) * t->slot;
+		off[i] = i * stride * page + spread_line(i, lines) * slot;
 	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull) ^ (stride - 1));
 	amp_shuffle(off, n, &rng);
 	rc = time_chain(t, "tlb-pages", (n - 1) * stride * page + page, off, n, tpl);
@@ -547,7 +554,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
  * are a hint the kernel may not take.) */
 static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 {
-	uint64_t lines = page / t->slot, npg = (n + lines - 1) / lines;
+	uint64_t slot = slot_of(t), lines = page / slot, npg = (n + lines - 1) / lines;
 	uint64_t *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
@@ -559,7 +566,7 @@ static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 		return -1;
 	}
 	for (uint64_t k = 0; k < n; k++)
-		off[k] *= t->slot;
+		off[k] *= slot;
 	rc = time_chain(t, "tlb-packed", npg * page, off, n, tpl);
 	free(off);
 	return rc;
@@ -1166,7 +1173,6 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 #define DRAW_P2_FROM 2            /* the walk's cost is taken from this many times c2 on */
 #define DRAW_C1_AGREE 0.25        /* the draws' first-level end and the sweep's agree this well */
 #define DRAW_REFS 3               /* points with every page held: c1 x 3/7, 4/7, 5/7 */
-#define DRAW_SLOT 64u             /* each page's line: any of its 64 B lines */
 
 static double median3(double a, double b, double c)
 {
@@ -1267,17 +1273,26 @@ int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const
 	return 1;
 }
 
-/* Time per jump of n pages drawn at random, and of the control. */
-static int time_draws(struct tt *t, uint64_t page, uint64_t n, double *a, double *c)
+/* Time per jump of n pages drawn at random (*a) and of the control
+ * (*c), each the fastest of sweeps(t); *quiet: whether one of them was
+ * timed quiet. */
+static int time_draws(struct tt *t, uint64_t page, uint64_t n, double *a, double *c, int *quiet)
 {
 	enum amp_op op = t->op;
-	int rc;
+	int rc = 0;
 
 	t->op = AMP_OP_IJUMP;
-	t->slot = DRAW_SLOT;
-	rc = time_pages(t, page, 1, n, a) < 0 || time_packed(t, page, n, c) < 0 ? -1 : 0;
+	*quiet = 0;
+	for (int pass = 0; pass < sweeps(t) && rc == 0; pass++) {
+		int busy = t->busy;
+		double x, y;
+
+		rc = time_pages(t, page, 1, n, &x) < 0 || time_packed(t, page, n, &y) < 0 ? -1 : 0;
+		*a = pass ? fmin(*a, x) : x;
+		*c = pass ? fmin(*c, y) : y;
+		*quiet |= t->busy == busy;
+	}
 	t->op = op;
-	t->slot = SLOT;
 	return rc;
 }
 
@@ -1285,7 +1300,7 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 {
 	uint64_t c1 = o->lv[0].entries, c2 = 0;
 	double e[AMP_TLB_MAX_POINTS], p1 = 0, p2 = 0, tau = 0, refs[DRAW_REFS];
-	char why[sizeof o->draws_reason];
+	char why[sizeof o->draws_reason] = "";
 	int found = 0;
 
 	o->ndraws = 0;
@@ -1308,37 +1323,24 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 	 * Zen 3 guest's first level then read 94 entries for 69). */
 	for (int r = 0; r < DRAW_REFS; r++) {
 		uint64_t ref = c1 * (uint64_t)(r + DRAW_REFS) / (2 * DRAW_REFS + 1);
-		double ra = 0, rc = 0;
+		double a, c;
+		int quiet;
 
-		for (int pass = 0; pass < sweeps(t); pass++) {
-			double a, c;
-
-			if (time_draws(t, o->page, ref > 1 ? ref : 1, &a, &c) < 0)
-				return -1;
-			ra = pass ? fmin(ra, a) : a;
-			rc = pass ? fmin(rc, c) : c;
-		}
-		refs[r] = ra - rc;
+		if (time_draws(t, o->page, ref > 1 ? ref : 1, &a, &c, &quiet) < 0)
+			return -1;
+		refs[r] = a - c;
 	}
 	o->ref_excess = median(refs, DRAW_REFS);
 	for (int j = 1; o->ndraws < AMP_TLB_MAX_POINTS; j++) {
 		uint64_t n = (uint64_t)llround((double)c1 * exp2(j / 4.0));
-		int i = o->ndraws, busy = t->busy, quiet = 0;
+		int i = o->ndraws, quiet;
 
 		if (n > EN_MAX || (found > 0 && n > 4 * c2) || found < 0)
 			break;
 		if (n <= (i ? o->draw_pages[i - 1] : c1))
 			continue;
-		for (int pass = 0; pass < sweeps(t); pass++) {
-			double a, c;
-
-			busy = t->busy;
-			if (time_draws(t, o->page, n, &a, &c) < 0)
-				return -1;
-			o->draw_ticks[i] = pass ? fmin(o->draw_ticks[i], a) : a;
-			o->draw_ctl_ticks[i] = pass ? fmin(o->draw_ctl_ticks[i], c) : c;
-			quiet |= t->busy == busy;
-		}
+		if (time_draws(t, o->page, n, &o->draw_ticks[i], &o->draw_ctl_ticks[i], &quiet) < 0)
+			return -1;
 		t->busy_points += !quiet;
 		t->points++;
 		o->draw_pages[i] = n;
@@ -1390,8 +1392,7 @@ static int measure(struct tt *t, struct amp_tlb_timing *out);
 int amp_tlb_timing_measure_op(const struct amp_host *host, enum amp_op op, unsigned reps,
 			      uint64_t seed, struct amp_tlb_timing *out, char *err, size_t len)
 {
-	struct tt t = { .host = host, .reps = reps ? reps : 1, .seed = seed, .err = err, .len = len, .op = op,
-			.slot = SLOT };
+	struct tt t = { .host = host, .reps = reps ? reps : 1, .seed = seed, .err = err, .len = len, .op = op };
 	char why[AMP_REASON_LEN];
 	int rc;
 

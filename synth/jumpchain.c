@@ -228,14 +228,23 @@ static int emit_chain(uint8_t *code, const uint64_t *off, size_t n, uint64_t tai
 
 /* AMP_NO_EXEC_MAPPINGS=1 (a system that refuses executable mappings),
  * or else mprotect's answer. */
-static int make_executable(uint8_t *at, size_t size, char *err, size_t len)
+/* Whether AMP_NO_EXEC_MAPPINGS asks for none (with the reason). */
+static int exec_refused(char *err, size_t len)
 {
 	const char *no_exec = getenv("AMP_NO_EXEC_MAPPINGS");
-	int refused = no_exec && *no_exec && strcmp(no_exec, "0") != 0;
 
-	if (refused || mprotect(at, size, PROT_READ | PROT_EXEC) < 0) {
-		snprintf(err, len, "executable mappings are refused here (%s)",
-			 refused ? "AMP_NO_EXEC_MAPPINGS is set" : strerror(errno));
+	if (!no_exec || !*no_exec || strcmp(no_exec, "0") == 0)
+		return 0;
+	snprintf(err, len, "executable mappings are refused here (AMP_NO_EXEC_MAPPINGS is set)");
+	return 1;
+}
+
+static int make_executable(uint8_t *at, size_t size, char *err, size_t len)
+{
+	if (exec_refused(err, len))
+		return -1;
+	if (mprotect(at, size, PROT_READ | PROT_EXEC) < 0) {
+		snprintf(err, len, "executable mappings are refused here (%s)", strerror(errno));
 		return -1;
 	}
 #if defined(__aarch64__)
@@ -352,6 +361,13 @@ static uint64_t indirect_footprint(void)
 	return 2 * sizeof ijump_block + sizeof ijump_exit;
 }
 
+/* The exit and the entry block after the block at `first` of code. */
+static void emit_exit_entry(uint8_t *code, uint64_t first)
+{
+	memcpy(code + first + sizeof ijump_block, ijump_exit, sizeof ijump_exit);
+	memcpy(code + first + sizeof ijump_block + sizeof ijump_exit, ijump_block, sizeof ijump_block);
+}
+
 struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64_t *off, size_t n,
 						   char *err, size_t len)
 {
@@ -379,13 +395,24 @@ struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64
 	jc->entry = jc->exit + sizeof ijump_exit;
 	for (size_t i = 0; i < n; i++)
 		memcpy(jc->code + off[i], ijump_block, sizeof ijump_block);
-	memcpy(jc->code + jc->exit, ijump_exit, sizeof ijump_exit);
-	memcpy(jc->code + jc->entry, ijump_block, sizeof ijump_block);
+	emit_exit_entry(jc->code, off[0]);
 	if (make_executable(jc->code, jc->size, err, len) < 0) {
 		amp_jumpchain_free(jc);
 		return NULL;
 	}
 	return jc;
+}
+
+/* Marks `foot` bytes at `at` of a page's map used (1 where a block
+ * starts, 2 inside one); -1 where they leave the page or meet another. */
+static int claim(uint8_t *used, uint64_t page, uint64_t at, uint64_t foot)
+{
+	for (uint64_t b = at; b < at + foot; b++)
+		if (b >= page || used[b])
+			return -1;
+	memset(used + at, 2, foot);
+	used[at] = 1;
+	return 0;
 }
 
 /* Aliased indirect chains: every page of the region maps one shared
@@ -398,7 +425,6 @@ struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64
 struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page, const uint64_t *off, size_t n,
 						  char *err, size_t len)
 {
-	const char *no_exec = getenv("AMP_NO_EXEC_MAPPINGS");
 	long sys = sysconf(_SC_PAGESIZE);
 	uint64_t first, size;
 	struct amp_jumpchain *jc = NULL;
@@ -413,7 +439,7 @@ struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page
 		return NULL;
 	}
 	img = malloc(page);
-	used = calloc(page, 1); /* 1: a block starts here, 2: inside one */
+	used = calloc(page, 1); /* claim()'s map */
 	if (!img || !used) {
 		snprintf(err, len, "jump chain: out of memory");
 		goto fail;
@@ -422,40 +448,35 @@ struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page
 	memset(img, TRAP_BYTE, page);
 	first = off[0] % page;
 	for (size_t i = 0; i <= n; i++) {
-		uint64_t at = i < n ? off[i] % page : first + sizeof ijump_block, foot = i < n ? sizeof ijump_block
-											    : indirect_footprint() - sizeof ijump_block;
-
-		if (i < n && used[at] == 1)
+		/* Offsets at one place share its block. */
+		if (i < n && used[off[i] % page] == 1)
 			continue;
-		for (uint64_t b = at; b < at + foot; b++)
-			if (b >= page || used[b]) {
-				snprintf(err, len, "jump chain: offset %llu overlaps another block on the shared page",
-					 (unsigned long long)(i < n ? off[i] : off[0]));
-				goto fail;
-			}
-		memset(used + at, 2, foot);
-		used[at] = 1;
+		if (i < n ? claim(used, page, off[i] % page, sizeof ijump_block)
+			  : claim(used, page, first + sizeof ijump_block, indirect_footprint() - sizeof ijump_block)) {
+			snprintf(err, len, "jump chain: offset %llu overlaps another block on the shared page",
+				 (unsigned long long)off[i < n ? i : 0]);
+			goto fail;
+		}
 		if (i < n)
-			memcpy(img + at, ijump_block, sizeof ijump_block);
+			memcpy(img + off[i] % page, ijump_block, sizeof ijump_block);
 	}
-	memcpy(img + first + sizeof ijump_block, ijump_exit, sizeof ijump_exit);
-	memcpy(img + first + sizeof ijump_block + sizeof ijump_exit, ijump_block, sizeof ijump_block);
-	if (no_exec && *no_exec && strcmp(no_exec, "0") != 0) {
-		snprintf(err, len, "executable mappings are refused here (AMP_NO_EXEC_MAPPINGS is set)");
+	emit_exit_entry(img, first);
+	if (exec_refused(err, len))
 		goto fail;
-	}
 	fd = memfd_create("amp-ijump", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)page) < 0 || pwrite(fd, img, page, 0) != (ssize_t)page) {
 		snprintf(err, len, "jump chain: a shared code page (memfd): %s", strerror(errno));
 		goto fail;
 	}
-	jc = calloc(1, sizeof *jc);
 	size = (region + page - 1) / page * page;
-	if (!jc || (jc->code = fresh_mapping(size)) == MAP_FAILED) {
-		snprintf(err, len, "jump chain: mmap of %llu bytes: %s", (unsigned long long)size,
-			 jc ? strerror(errno) : "out of memory");
-		if (jc)
-			jc->code = NULL;
+	if (!(jc = calloc(1, sizeof *jc))) {
+		snprintf(err, len, "jump chain: out of memory");
+		goto fail;
+	}
+	jc->code = fresh_mapping(size);
+	if (jc->code == MAP_FAILED) {
+		snprintf(err, len, "jump chain: mmap of %llu bytes: %s", (unsigned long long)size, strerror(errno));
+		jc->code = NULL;
 		goto fail;
 	}
 	jc->size = size;
