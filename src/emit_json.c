@@ -210,8 +210,9 @@ static void flat(FILE *out, const char *key, const struct amp_param *p, const ch
 
 static const char *level_type(const struct amp_level *lv)
 {
+	/* The STLB serves both sides; ITLB2 is the instruction side's. */
 	if (lv->kind == AMP_KIND_TLB)
-		return lv->level == 2 ? "unified" : lv->side == AMP_SIDE_INSN ? "instruction" : "data";
+		return lv->side == AMP_SIDE_INSN ? "instruction" : lv->level == 2 ? "unified" : "data";
 	if (lv->unified.known && lv->unified.value)
 		return "unified";
 	if (lv->level == 1 || lv->unified.known)

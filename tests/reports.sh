@@ -220,6 +220,15 @@ line=$(ls "$TMPD/curves-c" | grep 'DTLB-line\.csv$')
 [ -n "$line" ] && head -n 1 "$TMPD/curves-c/$line" | grep -q '^vote,bytes_per_miss,vote_value,decision$' &&
 	grep -q '^1,4096.0000,4096,' "$TMPD/curves-c/$line"
 ok $? "DTLB line: 4096 bytes per miss, in its CSV ($line)"
+# --level=ITLB2 by timing: the instruction side's second level (the
+# simulated STLB behind a 64-entry ITLB) from random jumps, its curve.
+run --sim="L1d:size=32K;L1i:size=32K;L2:size=1M,assoc=16;ITLB:entries=64,assoc=full;STLB:entries=512,assoc=4" \
+	--timing --level=ITLB2 --json --curves="$TMPD/curves-i"
+expect_status 0 "--level=ITLB2 by timing"
+echo "$out" | grep -q '"name": "ITLB2", "level": 2, "type": "instruction", "page_size": 4096, "entries": 512,'
+ok $? "ITLB2: an instruction TLB of 512 entries"
+[ -s "$TMPD/curves-i/itlb-draws.csv" ] && [ -s "$TMPD/curves-i/itlb-draws.svg" ]
+ok $? "and its random jumps' CSV and SVG"
 if command -v rsvg-convert >/dev/null 2>&1; then
 	for f in latency-sweep dtlb-entries dtlb-page-size "${block%.csv}"; do
 		rsvg-convert -o "$TMPD/$f.png" "$TMPD/curves/$f.svg" && [ -s "$TMPD/$f.png" ]
