@@ -21,7 +21,7 @@ phase "default run (timing here: sweep, caches, TLBs)" "$AMP"
 phase "real run, --level=L1d (timing)" "$AMP" --level=L1d
 phase "real run, --level=L2 (eviction tests)" "$AMP" --level=L2
 phase "real run, --level=L3 (page-offset classes or access pairs)" "$AMP" --level=L3
-phase "real run, --level=DTLB (TLB sweep, ways)" "$AMP" --level=DTLB
+phase "real run, --level=DTLB (TLB sweep, ways, random loads)" "$AMP" --level=DTLB
 phase "real run, --level=L1i (instruction side, timing)" "$AMP" --level=L1i
 phase "real run, --level=ITLB (instruction side, timing)" "$AMP" --level=ITLB
 phase "real run, --level=ITLB2 (random jumps on aliased pages)" "$AMP" --level=ITLB2

@@ -298,6 +298,34 @@ static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 	return max_size;
 }
 
+/* How the data TLB levels were read: the cyclic sweep, or for the
+ * second level the random draws where they replaced it (tlb_timing.c). */
+static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, int sim)
+{
+	for (int i = 0; i < ctx->nlv; i++) {
+		struct amp_level *lv = &ctx->lv[i];
+		int drawn = lv->level == 2 && t->nlevels > 1 && t->draws_entries && t->lv[1].entries == t->draws_entries;
+
+		if (lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_TLB || !lv->measurable)
+			continue;
+		if (!drawn && lv->level == 2 && !t->draws_entries && t->draws_reason[0])
+			snprintf(lv->code, sizeof lv->code,
+				 "loads, one per page in a random cycle, each on another line (random draws found no level: %.150s)",
+				 t->draws_reason);
+		else if (!drawn)
+			snprintf(lv->code, sizeof lv->code, "loads, one per page in a random cycle, each on another line%s",
+				 lv->level == 2 && t->draws_entries ? " (random draws agree)" : "");
+		else if (t->draws_replaced)
+			snprintf(lv->code, sizeof lv->code,
+				 "loads of pages drawn at random, one line each%s (the cycle read %llu)",
+				 sim ? "" : t->draws_aliased ? ", every page an alias of one shared page" : ", pages of their own",
+				 (unsigned long long)t->draws_replaced);
+		else
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%s",
+				 sim ? "" : t->draws_aliased ? ", every page an alias of one shared page" : ", pages of their own");
+	}
+}
+
 /* The timing path: the sweep's levels, then the modules by time. */
 static int characterise_by_timing(const struct amp_config *cfg, const struct amp_host *host,
 				  const struct amp_sweep *sw, struct amp_ctx *ctx, char *err, size_t len)
@@ -327,6 +355,7 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 		amp_step_add(ctx, "DTLB", "TLB sweep", amp_now_ns() - t0);
 		amp_tlb_timing_fill(ctx, &tlb);
 		amp_curves_tlb("dtlb", &tlb);
+		data_tlb_codes(ctx, &tlb, host->sim != NULL);
 	}
 	/* The instruction side: the code sweep (L1i), the TLB sweep with
 	 * jumps (ITLB); its modules run with the others. */

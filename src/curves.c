@@ -771,8 +771,8 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 	if (chart_end(&c) != 0)
 		goto fail;
 
-	/* Random jumps past the first level: N times the excess per jump,
-	 * piecewise linear with a kink where each level ends
+	/* Random draws past the first level: N times the excess per jump
+	 * (or load), piecewise linear with a kink where each level ends
 	 * (amp_tlb_draws_reach), beside the first level's misses alone. */
 	if (t->ndraws) {
 		double model[AMP_TLB_MAX_POINTS];
@@ -780,8 +780,8 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 
 		if (!(f = open_in(path, sizeof path, dir, name, "-draws.csv")))
 			goto fail;
-		fprintf(f, "pages,ticks_per_jump,control_ticks_per_jump,excess_ticks,pages_times_excess,"
-			   "first_level_misses_alone\n");
+		fprintf(f, "pages,ticks_per_%s,control_ticks_per_%s,excess_ticks,pages_times_excess,"
+			   "first_level_misses_alone\n", access, access);
 		for (int i = 0; i < t->ndraws; i++) {
 			double e = t->draw_ticks[i] - t->draw_ctl_ticks[i] - t->ref_excess;
 
@@ -797,14 +797,15 @@ static int write_tlb(const char *dir, const char *name, const struct amp_tlb_tim
 		memcpy(all, a, (size_t)t->ndraws * sizeof *a);
 		memcpy(all + t->ndraws, model, (size_t)t->ndraws * sizeof *model);
 		y_range(&c, all, 2 * t->ndraws, 1);
-		snprintf(title, sizeof title, "Instruction TLB: random jumps, pages times the excess per jump");
+		snprintf(title, sizeof title, "%s: random %ss, pages times the excess per %s",
+			 insn ? "Instruction TLB" : "Data TLB", access, access);
 		if (t->nlevels > 1)
 			snprintf(sub, sizeof sub, "second level: %llu entries; a first-level miss +%.1f %s, a walk +%.1f %s",
 				 (unsigned long long)t->lv[1].entries, t->l1_penalty * scale, col,
 				 t->lv[1].miss_penalty_ticks * scale, col);
 		else
 			snprintf(sub, sizeof sub, "no second level: %.100s", t->draws_reason);
-		snprintf(ylabel, sizeof ylabel, "pages x excess per jump (%s%s)", unit, c.logy ? ", log scale" : "");
+		snprintf(ylabel, sizeof ylabel, "pages x excess per %s (%s%s)", access, unit, c.logy ? ", log scale" : "");
 		chart_begin(&c, title, sub, "pages touched, drawn at random (log scale)", ylabel, 1);
 		if (t->nlevels > 1) {
 			snprintf(label, sizeof label, "level 2: %llu entries", (unsigned long long)t->lv[1].entries);

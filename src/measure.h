@@ -113,7 +113,7 @@ struct amp_level {
 	/* Real machine: the frames those lines were found on (mapped until
 	 * every module is done: replacement and write use them). */
 	struct amp_arena set_arena;
-	char code[160];         /* instruction side: which code ran ("" data side) */
+	char code[320];         /* timing path: which code or accesses ran (the TLBs, the instruction side) */
 	unsigned modules_run;   /* bit m: amp_modules[m] ran on it (amp_run_module) */
 };
 

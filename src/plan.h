@@ -21,7 +21,11 @@
  * table of targets: no predictor foresees them, so no fetch runs ahead
  * of the jump (mod_isets.c).  The simulated machine fetches the same
  * draws. */
-enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH, AMP_OP_IJUMP };
+/* DRAW: loads of the sequence's offsets drawn at random likewise, from
+ * a table of addresses, each load's address waiting on the value the
+ * one before it read (masked to nothing: any data will do, chains
+ * included).  The simulated machine loads the same draws. */
+enum amp_op { AMP_OP_LOAD, AMP_OP_STORE, AMP_OP_IFETCH, AMP_OP_FLUSH, AMP_OP_TOUCH, AMP_OP_IJUMP, AMP_OP_DRAW };
 
 #define AMP_PLAN_MAX_SEQ 16
 #define AMP_PLAN_MAX_PASS 32
@@ -74,15 +78,17 @@ struct amp_plan {
 	 * in the L1i while loads walk its set below; mod_evset.c).  Stores
 	 * and chained loads must stay off the pages that hold code. */
 	int code_in_region;
-	/* IJUMP passes: the seed of their draws (each pass draws the same
-	 * visits every repetition). */
+	/* IJUMP and DRAW passes: the seed of their draws (each pass draws
+	 * the same visits every repetition). */
 	uint64_t visit_seed;
-	/* Real machine, IJUMP sequences: every code_alias bytes of the
-	 * region map one shared page (amp_jumpchain_build_aliased), so the
-	 * caches see one page of code however many pages the TLBs see; 0:
-	 * pages of their own.  The simulated machine keeps pages of their
-	 * own (its costs add up, so the control takes the caches out). */
-	uint64_t code_alias;
+	/* Real machine, IJUMP and DRAW sequences: every `alias` bytes of
+	 * the region map one shared page (for IJUMP of code,
+	 * amp_jumpchain_build_aliased; for DRAW of data, read-only, apart
+	 * from the region), so the caches see one page however many pages
+	 * the TLBs see; 0: pages of their own.  The simulated machine keeps
+	 * pages of their own (its costs add up, so a control takes the
+	 * caches out). */
+	uint64_t alias;
 	int nseq, npass;
 	struct amp_seq seq[AMP_PLAN_MAX_SEQ];
 	struct amp_pass pass[AMP_PLAN_MAX_PASS];
@@ -134,6 +140,9 @@ int amp_arena_open(struct amp_arena *a, uint64_t region, int huge, char *err, si
  * ever used: only those are held under the memory bound. */
 int amp_arena_open_sparse(struct amp_arena *a, uint64_t region, uint64_t touched, char *err, size_t len);
 void amp_arena_close(struct amp_arena *a);
+/* Whether this system lets one shared page (a memfd) be mapped at many
+ * addresses, as plans with `alias` need; 0, or -1 with the reason. */
+int amp_alias_check(char *why, size_t len);
 
 /* Runs plan reps times on host (real when host->sim is NULL), reading
  * the counters of set around the measured passes (set may be NULL: time

@@ -4,7 +4,9 @@
  * region (each load's address depends on the one before, so they are
  * neither merged nor overlapped and the compiler cannot drop them);
  * stores write the region's own words back (chains survive); fetches run
- * a synthesized jump chain; flushes use the cache-flush instruction.
+ * a synthesized jump chain; random draws (IJUMP, DRAW) run through a
+ * table of addresses drawn beforehand; flushes use the cache-flush
+ * instruction.
  * Simulated machine: the same accesses go into the model at fixed
  * virtual addresses.  Counters and the timer bracket the measured
  * passes; every repetition runs the whole plan. */
@@ -28,6 +30,9 @@
 
 /* A sink the compiler must assume is read, so chases are never dead. */
 static void *volatile amp_sink;
+/* Zero, unknown to the compiler: a DRAW load's address takes the value
+ * before it masked by this, so each load waits on the one before. */
+static volatile uint64_t amp_zero;
 
 static __attribute__((noinline)) void *chase(void *start, uint64_t steps)
 {
@@ -41,6 +46,23 @@ static __attribute__((noinline)) void *chase(void *start, uint64_t steps)
 	while (steps--)
 		p = *p;
 	return p;
+}
+
+/* DRAW loads: the table's addresses in order, each load's address
+ * waiting on the value the one before read. */
+static __attribute__((noinline)) void *draw_loads(const uint64_t *table, uint64_t visits)
+{
+	uint64_t x = 0, zero = amp_zero, k = 0;
+
+	for (; k + 4 <= visits; k += 4) {
+		x = *(const volatile uint64_t *)(uintptr_t)(table[k] + (x & zero));
+		x = *(const volatile uint64_t *)(uintptr_t)(table[k + 1] + (x & zero));
+		x = *(const volatile uint64_t *)(uintptr_t)(table[k + 2] + (x & zero));
+		x = *(const volatile uint64_t *)(uintptr_t)(table[k + 3] + (x & zero));
+	}
+	for (; k < visits; k++)
+		x = *(const volatile uint64_t *)(uintptr_t)(table[k] + (x & zero));
+	return (void *)(uintptr_t)x;
 }
 
 static void flush_line(const void *p)
@@ -78,8 +100,10 @@ struct real_plan {
 	size_t size;
 	uint64_t *store_val[AMP_PLAN_MAX_SEQ];  /* value each store writes */
 	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
-	uint64_t *table[AMP_PLAN_MAX_SEQ];      /* IJUMP: the drawn targets, then the exit */
+	uint64_t *table[AMP_PLAN_MAX_SEQ];      /* IJUMP: the drawn targets, then the exit; DRAW: addresses */
 	unsigned table_walks[AMP_PLAN_MAX_SEQ]; /* walks of n visits the table holds */
+	uint8_t *aliased;       /* DRAW with alias: the region's pages, each one shared page */
+	size_t aliased_size;
 	uint64_t reserved;      /* bytes held under the memory bound */
 	int borrowed;           /* base is an arena's: not unmapped here */
 };
@@ -93,6 +117,8 @@ static void real_free(struct real_plan *rp)
 	}
 	if (rp->base && !rp->borrowed)
 		munmap(rp->base, rp->size);
+	if (rp->aliased)
+		munmap(rp->aliased, rp->aliased_size);
 	amp_memory_release(rp->reserved);
 	memset(rp, 0, sizeof *rp);
 }
@@ -160,17 +186,21 @@ static int write_chains(const struct amp_plan *p, struct real_plan *rp, char *er
 }
 
 /* Whether sequence s uses its offsets in the data region: not where it
- * is only fetched, from code in a mapping of its own, and no flush
- * reaches the region (faulting its data pages in served nothing: the
- * ITLB sweep's points run over up to 16384 pages). */
+ * is only fetched, from code in a mapping of its own, or drawn from
+ * aliased pages, and no flush reaches the region (faulting its data
+ * pages in served nothing: the ITLB sweep's points run over up to 16384
+ * pages). */
 static int touches_data(const struct amp_plan *p, int s)
 {
 	if (p->code_in_region)
 		return 1;
-	for (int i = 0; i < p->npass; i++)
-		if (p->pass[i].op == AMP_OP_FLUSH ||
-		    (p->pass[i].seq == s && p->pass[i].op != AMP_OP_IFETCH && p->pass[i].op != AMP_OP_IJUMP))
+	for (int i = 0; i < p->npass; i++) {
+		enum amp_op op = p->pass[i].op;
+
+		if (op == AMP_OP_FLUSH ||
+		    (p->pass[i].seq == s && op != AMP_OP_IFETCH && op != AMP_OP_IJUMP && !(op == AMP_OP_DRAW && p->alias)))
 			return 1;
+	}
 	return 0;
 }
 
@@ -214,27 +244,20 @@ static int build_code(const struct amp_plan *p, const struct amp_seq *q, struct 
 	return *jc ? 0 : -1;
 }
 
-/* An IJUMP sequence: its indirect blocks, and a table of as many walks
- * of draws as its longest IJUMP pass takes, ending at the exit. */
-static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp, char *err, size_t len)
+/* Sequence s's table for its `op` passes: as many walks of draws (from
+ * visit_seed) as the longest takes, each the address of its offset
+ * from `at`; one entry more is left for the caller. */
+static int draw_table(const struct amp_plan *p, int s, enum amp_op op, const uint8_t *at, struct real_plan *rp,
+		      char *err, size_t len)
 {
 	const struct amp_seq *q = &p->seq[s];
 	unsigned walks = 1;
 	struct amp_rng draw;
 	uint64_t visits;
 
-	if (seq_has_op(p, s, AMP_OP_IFETCH) || p->code_in_region) {
-		snprintf(err, len, "plan %s: a sequence fetched by indirect jumps takes no other fetch, nor code in the region",
-			 p->name);
-		return -1;
-	}
 	for (int i = 0; i < p->npass; i++)
-		if (p->pass[i].seq == s && p->pass[i].op == AMP_OP_IJUMP && p->pass[i].times > walks)
+		if (p->pass[i].seq == s && p->pass[i].op == op && p->pass[i].times > walks)
 			walks = p->pass[i].times;
-	rp->code[s] = p->code_alias ? amp_jumpchain_build_aliased(p->region, p->code_alias, q->off, q->n, err, len)
-				    : amp_jumpchain_build_indirect(p->region, q->off, q->n, err, len);
-	if (!rp->code[s])
-		return -1;
 	visits = (uint64_t)walks * q->n;
 	rp->table[s] = malloc((visits + 1) * sizeof *rp->table[s]);
 	if (!rp->table[s]) {
@@ -243,10 +266,94 @@ static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp,
 	}
 	amp_rng_seed(&draw, p->visit_seed);
 	for (uint64_t k = 0; k < visits; k++)
-		rp->table[s][k] = (uint64_t)(uintptr_t)(amp_jumpchain_code(rp->code[s]) + q->off[amp_rng_below(&draw, q->n)]);
-	rp->table[s][visits] = (uint64_t)(uintptr_t)amp_jumpchain_exit(rp->code[s]);
+		rp->table[s][k] = (uint64_t)(uintptr_t)(at + q->off[amp_rng_below(&draw, q->n)]);
 	rp->table_walks[s] = walks;
 	return 0;
+}
+
+/* An IJUMP sequence: its indirect blocks, and its table of draws ending
+ * at the exit. */
+static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp, char *err, size_t len)
+{
+	const struct amp_seq *q = &p->seq[s];
+
+	if (seq_has_op(p, s, AMP_OP_IFETCH) || p->code_in_region) {
+		snprintf(err, len, "plan %s: a sequence fetched by indirect jumps takes no other fetch, nor code in the region",
+			 p->name);
+		return -1;
+	}
+	rp->code[s] = p->alias ? amp_jumpchain_build_aliased(p->region, p->alias, q->off, q->n, err, len)
+			       : amp_jumpchain_build_indirect(p->region, q->off, q->n, err, len);
+	if (!rp->code[s] || draw_table(p, s, AMP_OP_IJUMP, amp_jumpchain_code(rp->code[s]), rp, err, len) < 0)
+		return -1;
+	rp->table[s][(uint64_t)rp->table_walks[s] * q->n] = (uint64_t)(uintptr_t)amp_jumpchain_exit(rp->code[s]);
+	return 0;
+}
+
+/* `size` bytes of address space whose every `page` bytes map one shared
+ * page of zeros (a memfd), read-only; NULL with the reason.  Each page
+ * is a mapping of its own, so their number is bounded. */
+#define ALIAS_MOST_PAGES (1u << 15)
+static uint8_t *map_aliased(uint64_t size, uint64_t page, char *err, size_t len)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uint8_t *at = MAP_FAILED;
+	int fd = -1;
+
+	if (sys <= 0 || page == 0 || page % (uint64_t)sys || size / page > ALIAS_MOST_PAGES) {
+		snprintf(err, len, "aliased pages: %llu bytes in pages of %llu is not up to %u whole system pages",
+			 (unsigned long long)size, (unsigned long long)page, ALIAS_MOST_PAGES);
+		return NULL;
+	}
+	fd = memfd_create("amp-alias", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)page) < 0) {
+		snprintf(err, len, "aliased pages: a shared page (memfd): %s", strerror(errno));
+		goto fail;
+	}
+	at = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (at == MAP_FAILED) {
+		snprintf(err, len, "aliased pages: mmap of %llu bytes: %s", (unsigned long long)size, strerror(errno));
+		goto fail;
+	}
+	for (uint64_t p = 0; p < size; p += page)
+		if (mmap(at + p, page, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			snprintf(err, len, "aliased pages: mapping page %llu of the shared one: %s",
+				 (unsigned long long)(p / page), strerror(errno));
+			goto fail;
+		}
+	close(fd);
+	return at;
+fail:
+	if (at != MAP_FAILED)
+		munmap(at, size);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+int amp_alias_check(char *why, size_t len)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uint8_t *at = sys > 0 ? map_aliased(2 * (uint64_t)sys, (uint64_t)sys, why, len) : NULL;
+
+	if (sys <= 0)
+		snprintf(why, len, "aliased pages: the system page size is unknown");
+	if (!at)
+		return -1;
+	munmap(at, 2 * (size_t)sys);
+	return 0;
+}
+
+/* A DRAW sequence's table, on aliased pages where the plan asks. */
+static int build_draws(const struct amp_plan *p, int s, struct real_plan *rp, char *err, size_t len)
+{
+	if (p->alias && !rp->aliased) {
+		rp->aliased_size = (p->region + p->alias - 1) / p->alias * p->alias;
+		rp->aliased = map_aliased(rp->aliased_size, p->alias, err, len);
+		if (!rp->aliased)
+			return -1;
+	}
+	return draw_table(p, s, AMP_OP_DRAW, p->alias ? rp->aliased : rp->base, rp, err, len);
 }
 
 /* Whether offset x lies on one of the pages of q's offsets. */
@@ -412,6 +519,8 @@ static int real_prepare(const struct amp_plan *p, struct real_plan *rp, char *er
 			goto fail;
 		if (seq_has_op(p, s, AMP_OP_IJUMP) && build_indirect(p, s, rp, err, len) < 0)
 			goto fail;
+		if (seq_has_op(p, s, AMP_OP_DRAW) && build_draws(p, s, rp, err, len) < 0)
+			goto fail;
 	}
 	if (p->code_in_region && code_in_place(p, rp, err, len) < 0)
 		goto fail;
@@ -458,6 +567,16 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 			amp_jumpchain_run_table(rp->code[ps->seq], rp->table[ps->seq] + (walks - times % walks) * q->n);
 		break;
 	}
+	case AMP_OP_DRAW: {
+		/* The same, as the table's last walks run until its end. */
+		unsigned walks = rp->table_walks[ps->seq];
+
+		for (uint64_t t = 0; t < times / walks; t++)
+			amp_sink = draw_loads(rp->table[ps->seq], walks * q->n);
+		if (times % walks)
+			amp_sink = draw_loads(rp->table[ps->seq] + (walks - times % walks) * q->n, times % walks * q->n);
+		break;
+	}
 	case AMP_OP_TOUCH: {
 		uint64_t sum = 0;
 
@@ -473,6 +592,8 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 				flush_line(rp->base + q->off[k]);
 				if (rp->code[ps->seq])
 					flush_line(amp_jumpchain_code(rp->code[ps->seq]) + q->off[k]);
+				if (rp->aliased)
+					flush_line(rp->aliased + q->off[k]);
 			}
 		} else {
 			/* The whole region: every line the plan uses, data and code. */
@@ -481,6 +602,8 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 					flush_line(rp->base + p->seq[i].off[k]);
 					if (rp->code[i])
 						flush_line(amp_jumpchain_code(rp->code[i]) + p->seq[i].off[k]);
+					if (rp->aliased)
+						flush_line(rp->aliased + p->seq[i].off[k]);
 				}
 			/* Changing the protection drops the region's translations
 			 * (not where code lives in the region: it would lose its
@@ -488,6 +611,10 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 			if (!p->code_in_region) {
 				mprotect(rp->base, rp->size, PROT_READ);
 				mprotect(rp->base, rp->size, PROT_READ | PROT_WRITE);
+			}
+			if (rp->aliased) {
+				mprotect(rp->aliased, rp->aliased_size, PROT_NONE);
+				mprotect(rp->aliased, rp->aliased_size, PROT_READ);
 			}
 		}
 		flush_fence();
@@ -521,7 +648,7 @@ static void sim_pass(const struct amp_plan *p, struct sim_machine *m, const stru
 		}
 		return;
 	}
-	if (ps->op == AMP_OP_IJUMP) {
+	if (ps->op == AMP_OP_IJUMP || ps->op == AMP_OP_DRAW) {
 		struct amp_rng draw;
 
 		/* Draws from the plan's seed, as the real machine's table is

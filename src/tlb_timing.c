@@ -21,6 +21,9 @@
  * rest are levels; each level's end is refined by bisection between the
  * last N that stays at its time and the first that does not.
  *
+ * Past the first level, random draws (see draws() below) give the
+ * instruction side's second level and check the data side's.
+ *
  * On real hardware each sweep runs twice (each point keeps its fastest
  * time) and every timing waits for quiet (wait_quiet()); timings still
  * taken busy lower the results' confidence.  Jumps (the ITLB side) walk
@@ -104,7 +107,7 @@ struct tt {
 	char *err;
 	size_t len;
 	enum amp_op op;             /* loads (DTLB side) or jumps (ITLB side) */
-	uint64_t alias;             /* real machine, random jumps: code pages alias one (its size), or 0 */
+	uint64_t alias;             /* real machine, random draws: pages alias one (its size), or 0 */
 	struct amp_quiet quiet;     /* the gate (real machine; see wait_quiet) */
 	int busy, timings;          /* timings taken unquiet once the wait was spent, of all */
 	int busy_points, points;    /* entries sweep points and bisection steps with no quiet timing, of all */
@@ -150,7 +153,7 @@ static int run_chain(struct tt *t, enum amp_op op, const char *name, uint64_t re
 	if (t->arena.base && region <= t->arena.size)
 		plan.arena = &t->arena;
 	plan.min_ticks = tmin;
-	plan.code_alias = op == AMP_OP_IJUMP ? t->alias : 0;
+	plan.alias = op == AMP_OP_IJUMP || op == AMP_OP_DRAW ? t->alias : 0;
 	seq = amp_plan_add_seq(&plan, off, n);
 	if (seq < 0 || amp_plan_add_pass(&plan, seq, op, WARM_WALKS, 0) < 0 ||
 	    amp_plan_add_pass(&plan, seq, op, (unsigned)times, 1) < 0) {
@@ -518,11 +521,23 @@ static int page_size(struct tt *t, struct amp_tlb_timing *o)
 
 /* Time per load over n pages `stride` pages apart, one line each, in
  * random order. */
-/* time_pages' and time_packed's granule: a line pair, a line for
- * random jumps (their code is one shared page: no pair to keep apart). */
+/* time_pages' and time_packed's granule for op: a line pair, a line
+ * for random jumps (their code is one shared page on the real machine,
+ * and no simulated L1i has lines of 128 B). */
+static uint64_t slot_for(enum amp_op op)
+{
+	return op == AMP_OP_IJUMP ? DRAW_SLOT : SLOT;
+}
+
 static uint64_t slot_of(const struct tt *t)
 {
-	return t->op == AMP_OP_IJUMP ? DRAW_SLOT : SLOT;
+	return slot_for(t->op);
+}
+
+/* The random draws' op for the sweep's. */
+static enum amp_op draw_op(const struct tt *t)
+{
+	return t->op == AMP_OP_IFETCH ? AMP_OP_IJUMP : AMP_OP_DRAW;
 }
 
 static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double *tpl)
@@ -1104,7 +1119,11 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 	uint64_t fewest[AMP_TLB_MAX_STRIDES], least = UINT64_MAX;
 	char *why = o->lv[1].assoc_reason;
 	struct second sc = { 0 };
-	double p2 = o->lv[1].miss_penalty_ticks;
+	/* A miss here is a walk whose tables the caches hold, as the
+	 * draws' walks (30 ticks on the Zen 3 guest, where the sweep's
+	 * walks over many pages cost 54 to 69 and half of that hid the
+	 * misses of 9 pages in a set of 8 in 3 of 9 runs). */
+	double p2 = o->draws_walk > 0 ? fmin(o->draws_walk, o->lv[1].miss_penalty_ticks) : o->lv[1].miss_penalty_ticks;
 
 	if (!w1) {
 		snprintf(why, sizeof o->lv[1].assoc_reason, "needs the first level's ways (%s)", o->lv[0].assoc_reason);
@@ -1152,7 +1171,7 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 	return 0;
 }
 
-/* ---- the instruction side past the first level, by random draws ----
+/* ---- past the first level, by random draws ----
  *
  * A cyclic jump chain past the ITLB's reach is foreseen by the branch
  * predictors, which fetch (and translate) ahead of it: on an AMD Zen 3
@@ -1163,7 +1182,10 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
  * replacement, so the levels show as kinks of N times the excess per
  * jump (amp_tlb_draws_reach).  The points run from 2^(1/4) times the
  * first level's entries, four per octave, until the second level's end
- * has points to 4 times it; the control is the same lines packed. */
+ * has points to 4 times it; the control is the same lines packed.
+ * Loads drawn likewise (AMP_OP_DRAW) check the data side's second level,
+ * which a cyclic sweep under-reads where the level loses pages it has
+ * room for (data_draws). */
 /* A departure from the first level's misses, relative: at 0.25 one of
  * five runs on the Zen 3 guest read 172 entries among 309 to 368, a
  * busy spell over two points; the real end departs by 3 to 6 times
@@ -1172,87 +1194,135 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
 #define DRAW_TAU 0.02             /* the noise per jump, relative to the control's time */
 #define DRAW_P2_FROM 2            /* the walk's cost is taken from this many times c2 on */
 #define DRAW_C1_AGREE 0.25        /* the draws' first-level end and the sweep's agree this well */
+#define DRAW_FIT_LAST 10          /* ... judged on points 2 to at most this one (6.7 c1) */
 #define DRAW_REFS 3               /* points with every page held: c1 x 3/7, 4/7, 5/7 */
+/* The data side's sweep and draws agree this well (relative to the
+ * draws) where the sweep's exact bisection stands: the draws' own
+ * spread on the simulated machines is up to 8%. */
+#define DRAW_AGREE 0.1
 
-static double median3(double a, double b, double c)
+/* p1, the median of N e / (N - c1) over points from..to, then again
+ * with the control's own misses (at the p1 so far) added back into t
+ * until it settles: past c1 x per_page lines the control's pages miss
+ * the first level too, and the second level holds them. */
+#define FIRST_MISS_PASSES 64
+static double first_miss(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, int from, int to,
+			 double *t)
 {
-	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+	double p1 = 0, r[AMP_TLB_MAX_POINTS];
+
+	for (int pass = 0; pass < FIRST_MISS_PASSES; pass++) {
+		double was = p1;
+
+		for (int j = 0; j < m; j++) {
+			uint64_t pages = (n[j] + per_page - 1) / per_page;
+
+			t[j] = (double)n[j] * (e[j] + (pass && pages > c1 ? p1 * (1 - (double)c1 / (double)pages) : 0));
+		}
+		for (int j = from; j <= to; j++)
+			r[j - from] = t[j] / (double)(n[j] - c1);
+		p1 = fmax(0, median(r, to - from + 1));
+		if (pass && fabs(p1 - was) <= 1e-9 * p1)
+			break;
+	}
+	return p1;
+}
+
+/* Where the least-squares line through points from..to of (N, t)
+ * meets zero (0 where it does not climb). */
+static double line_end(const uint64_t *n, const double *t, int from, int to)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = to - from + 1, slope;
+
+	for (int j = from; j <= to; j++) {
+		sx += (double)n[j];
+		sy += t[j];
+		sxx += (double)n[j] * (double)n[j];
+		sxy += (double)n[j] * t[j];
+	}
+	slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+	return slope > 0 ? (sx - sy / slope) / k : 0;
+}
+
+/* The points' departures d from p1's line, and the first that holds
+ * (the next two points, one at the end, departing further), or -1. */
+static int departure(uint64_t c1, const uint64_t *n, const double *t, int m, double p1, double tau, double *d)
+{
+	for (int j = 0; j < m; j++)
+		d[j] = t[j] - p1 * (double)(n[j] - c1);
+	for (int j = 0; j + 1 < m; j++) {
+		int ok = 1;
+
+		for (int k = j; k <= j + 2 && k < m; k++)
+			ok &= d[k] > fmax(DRAW_DEPART * p1 * (double)(n[k] - c1), tau * (double)n[k]) &&
+			      (k == j || d[k] > d[k - 1]);
+		if (ok)
+			return j;
+	}
+	return -1;
 }
 
 int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, double tau,
 			double *p1, uint64_t *c2, double *p2, char *why, size_t len)
 {
 	double d[AMP_TLB_MAX_POINTS], q[AMP_TLB_MAX_POINTS], t[AMP_TLB_MAX_POINTS], lo, at;
-	int a = -1, nq = 0;
+	int a, last, nq = 0;
 
 	*c2 = 0;
 	*p1 = *p2 = 0;
 	if (m < 6 || m > AMP_TLB_MAX_POINTS) {
-		snprintf(why, len, "%d points of random jumps are too few to find the level below", m);
+		snprintf(why, len, "%d points of random draws are too few to find the level below", m);
 		return 0;
 	}
 	for (int j = 0; j < m; j++)
 		if (n[j] <= c1 || (j && n[j] <= n[j - 1])) {
-			snprintf(why, len, "random jumps to %llu pages: the points must climb past the first level's %llu",
+			snprintf(why, len, "random draws to %llu pages: the points must climb past the first level's %llu",
 				 (unsigned long long)n[j], (unsigned long long)c1);
 			return 0;
 		}
-	/* p1, then (twice) p1 again with the control's own misses added
-	 * back: past c1 x per_page lines its pages miss the first level
-	 * too, and the second level holds them. */
-	for (int pass = 0; pass < 3; pass++) {
-		for (int j = 0; j < m; j++) {
-			uint64_t pages = (n[j] + per_page - 1) / per_page;
-
-			t[j] = (double)n[j] * (e[j] + (pass && pages > c1 ? *p1 * (1 - (double)c1 / (double)pages) : 0));
-		}
-		*p1 = fmax(0, median3(t[2] / (double)(n[2] - c1), t[3] / (double)(n[3] - c1), t[4] / (double)(n[4] - c1)));
+	/* p1 from the first three points, then from every point on its
+	 * line before the departure, or, where none departs yet, from all
+	 * but the last two (one may await its confirmation).  From the
+	 * first three alone, in a Zen 3 guest's run whose first points ran
+	 * high, p1 read 7.3 ticks where the points to 1722 pages gave 5.6
+	 * to 5.8, and its STLB 2186 entries. */
+	*p1 = first_miss(c1, per_page, n, e, m, 2, 4, t);
+	a = departure(c1, n, t, m, *p1, tau, d);
+	last = a > 5 ? a - 1 : a < 0 && m > 7 ? m - 3 : 4;
+	if (last > 4) {
+		*p1 = first_miss(c1, per_page, n, e, m, 2, last, t);
+		a = departure(c1, n, t, m, *p1, tau, d);
 	}
 	/* Past a first level's end its misses cost something. */
 	if (*p1 <= tau) {
 		snprintf(why, len,
-			 "jumps to %llu to %llu pages cost no more than those to fewer than %llu (%.2f ticks a jump): "
+			 "draws to %llu to %llu pages cost no more than those to fewer than %llu (%.2f ticks a draw): "
 			 "no first level ends at %llu entries",
-			 (unsigned long long)n[2], (unsigned long long)n[4], (unsigned long long)c1, *p1,
+			 (unsigned long long)n[2], (unsigned long long)n[last], (unsigned long long)c1, *p1,
 			 (unsigned long long)c1);
 		return -1;
 	}
 	/* Those points' line, N e = p1 (N - c1), meets zero at the first
-	 * level's end: a first level read wrong shows there. */
+	 * level's end: a first level read wrong shows there.  Judged on the
+	 * first three points past it, or on the points to 6.7 c1 at most
+	 * before the departure (the first three alone read 21 entries for
+	 * 64 in a Zen 3 guest's run whose first points ran high; the longer
+	 * line bends where code outgrows a simulated machine's caches). */
 	{
-		double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, end;
+		int to = last < DRAW_FIT_LAST ? last : DRAW_FIT_LAST;
+		double end3 = line_end(n, t, 2, 4), end = to > 4 ? line_end(n, t, 2, to) : end3;
 
-		for (int j = 2; j <= 4; j++) {
-			sx += (double)n[j];
-			sy += t[j];
-			sxx += (double)n[j] * (double)n[j];
-			sxy += (double)n[j] * t[j];
-		}
-		slope = (3 * sxy - sx * sy) / (3 * sxx - sx * sx);
-		end = slope > 0 ? (sx - sy / slope) / 3 : 0;
-		if (fabs(end - (double)c1) > DRAW_C1_AGREE * (double)c1 + 2) {
+		if (fabs(end3 - (double)c1) > DRAW_C1_AGREE * (double)c1 + 2 &&
+		    fabs(end - (double)c1) > DRAW_C1_AGREE * (double)c1 + 2) {
 			snprintf(why, len,
-				 "jumps to %llu to %llu pages put the first level's end at %.0f entries, not %llu",
-				 (unsigned long long)n[2], (unsigned long long)n[4], end, (unsigned long long)c1);
+				 "draws to %llu to %llu pages put the first level's end at %.0f entries, not %llu",
+				 (unsigned long long)n[2], (unsigned long long)n[4], end3, (unsigned long long)c1);
 			return -1;
 		}
 	}
-	for (int j = 0; j < m; j++)
-		d[j] = t[j] - *p1 * (double)(n[j] - c1);
-	/* A departure holds where the next two points (one at the end)
-	 * depart further. */
-	for (int j = 0; j + 1 < m && a < 0; j++) {
-		int ok = 1;
-
-		for (int k = j; k <= j + 2 && k < m; k++)
-			ok &= d[k] > fmax(DRAW_DEPART * *p1 * (double)(n[k] - c1), tau * (double)n[k]) &&
-			      (k == j || d[k] > d[k - 1]);
-		if (ok)
-			a = j;
-	}
 	if (a < 0) {
 		snprintf(why, len,
-			 "random jumps to %llu to %llu pages cost only the first level's misses (%.2f ticks each): "
+			 "random draws to %llu to %llu pages cost only the first level's misses (%.2f ticks each): "
 			 "no level below it ends there",
 			 (unsigned long long)n[0], (unsigned long long)n[m - 1], *p1);
 		return 0;
@@ -1273,15 +1343,15 @@ int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const
 	return 1;
 }
 
-/* Time per jump of n pages drawn at random (*a) and of the control
- * (*c), each the fastest of sweeps(t); *quiet: whether one of them was
- * timed quiet. */
+/* Time per draw (a jump, or a load) of n pages drawn at random (*a)
+ * and of the control (*c), each the fastest of sweeps(t); *quiet:
+ * whether one of them was timed quiet. */
 static int time_draws(struct tt *t, uint64_t page, uint64_t n, double *a, double *c, int *quiet)
 {
 	enum amp_op op = t->op;
 	int rc = 0;
 
-	t->op = AMP_OP_IJUMP;
+	t->op = draw_op(t);
 	*quiet = 0;
 	for (int pass = 0; pass < sweeps(t) && rc == 0; pass++) {
 		int busy = t->busy;
@@ -1296,6 +1366,39 @@ static int time_draws(struct tt *t, uint64_t page, uint64_t n, double *a, double
 	return rc;
 }
 
+uint64_t amp_tlb_second_entries(uint64_t sweep, uint64_t drawn)
+{
+	if (!drawn || (sweep && fabs((double)drawn - (double)sweep) <= DRAW_AGREE * (double)drawn))
+		return sweep;
+	return drawn;
+}
+
+/* The data side: the draws' second level where it differs from the
+ * cyclic sweep's (amp_tlb_second_entries; the sweep's loads lost the
+ * Zen 3 guest's 2048-entry level from 1080 to 1528 pages on); the
+ * sweep's levels stand otherwise.  The sweep's miss penalties stand (a
+ * load's miss is no predictors' business); the second level's comes
+ * from the draws only where the sweep found no second level. */
+static void data_draws(struct amp_tlb_timing *o, int found, uint64_t c2, double p1, double p2)
+{
+	uint64_t sweep = o->nlevels > 1 ? o->lv[1].entries : 0;
+
+	o->draws_entries = found > 0 ? c2 : 0;
+	o->draws_walk = found > 0 ? p2 : 0;
+	if (amp_tlb_second_entries(sweep, o->draws_entries) == sweep)
+		return;
+	o->draws_replaced = sweep;
+	if (o->nlevels < 2) {
+		memset(&o->lv[1], 0, sizeof o->lv[1]);
+		o->lv[1].hit_ticks = o->lv[0].hit_ticks + p1;
+		o->lv[1].miss_penalty_ticks = p2;
+		o->nlevels = 2;
+	}
+	o->lv[1].entries = c2;
+	o->lv[1].step_clarity = 1;
+	o->lv[1].step_reason[0] = '\0';
+}
+
 static int draws(struct tt *t, struct amp_tlb_timing *o)
 {
 	uint64_t c1 = o->lv[0].entries, c2 = 0;
@@ -1304,18 +1407,20 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 	int found = 0;
 
 	o->ndraws = 0;
-	/* Code pages that alias one (the caches then see one page). */
+	/* Pages that alias one (the caches then see one page; so does the
+	 * control, whose lines then alias as often as the draws'). */
 	o->draws_aliased = 0;
 	if (!t->host->sim) {
 		long sys = sysconf(_SC_PAGESIZE);
 		uint64_t at = 0;
-		struct amp_jumpchain *probe =
-			sys > 0 ? amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, &at, 1, o->alias_reason,
-								  sizeof o->alias_reason)
-				: NULL;
+		struct amp_jumpchain *probe = NULL;
 
-		o->draws_aliased = probe != NULL;
-		t->alias = probe ? (uint64_t)sys : 0;
+		if (t->op == AMP_OP_IFETCH && sys > 0)
+			probe = amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, &at, 1, o->alias_reason,
+							    sizeof o->alias_reason);
+		o->draws_aliased = t->op == AMP_OP_IFETCH ? probe != NULL
+							  : sys > 0 && amp_alias_check(o->alias_reason, sizeof o->alias_reason) == 0;
+		t->alias = o->draws_aliased ? (uint64_t)sys : 0;
 		amp_jumpchain_free(probe);
 	}
 	/* Every page held: the median of DRAW_REFS points under c1 (a
@@ -1335,7 +1440,9 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 		uint64_t n = (uint64_t)llround((double)c1 * exp2(j / 4.0));
 		int i = o->ndraws, quiet;
 
-		if (n > EN_MAX || (found > 0 && n > 4 * c2) || found < 0)
+		/* A first level the draws contradict stops them, once enough
+		 * points judged it. */
+		if (n > EN_MAX || (found > 0 && n > 4 * c2) || (found < 0 && i > DRAW_FIT_LAST))
 			break;
 		if (n <= (i ? o->draw_pages[i - 1] : c1))
 			continue;
@@ -1347,17 +1454,22 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 		e[i] = o->draw_ticks[i] - o->draw_ctl_ticks[i] - o->ref_excess;
 		tau = DRAW_TAU * o->draw_ctl_ticks[i];
 		o->ndraws++;
-		found = amp_tlb_draws_reach(c1, o->page / DRAW_SLOT, o->draw_pages, e, o->ndraws, tau, &p1, &c2, &p2, why,
+		found = amp_tlb_draws_reach(c1, o->page / slot_for(draw_op(t)), o->draw_pages, e, o->ndraws, tau, &p1, &c2, &p2, why,
 					    sizeof why);
 	}
 	t->alias = 0;
 	snprintf(o->draws_reason, sizeof o->draws_reason, "%s", why);
+	if (found >= 0)
+		o->l1_penalty = p1;
+	if (t->op != AMP_OP_IFETCH) {
+		data_draws(o, found, c2, p1, p2);
+		return 0;
+	}
 	o->nlevels = 1;
 	if (found < 0)
 		return 0;
 	/* The first level's miss is what a draw pays; the cyclic sweep's
 	 * step was what the predictors left of it. */
-	o->l1_penalty = p1;
 	o->lv[0].miss_penalty_ticks = p1;
 	if (found) {
 		memset(&o->lv[1], 0, sizeof o->lv[1]);
@@ -1424,9 +1536,9 @@ static int measure(struct tt *t, struct amp_tlb_timing *out)
 		return -1;
 	if (out->nlevels && first_level_ways(t, out) < 0)
 		return -1;
-	/* The instruction side's levels past the first: random draws
-	 * (which check the first level's end too). */
-	if (out->nlevels && t->op == AMP_OP_IFETCH && draws(t, out) < 0)
+	/* The levels past the first: random draws (which check the first
+	 * level's end too). */
+	if (out->nlevels && draws(t, out) < 0)
 		return -1;
 	/* Its regions span gigabytes of address space: a refused mapping
 	 * (ulimit -v) leaves only these ways unknown. */
@@ -1463,7 +1575,7 @@ void amp_tlb_timing_fill_side(struct amp_ctx *c, const struct amp_tlb_timing *t,
 		if (lv->kind != AMP_KIND_TLB || lv->side != side)
 			continue;
 		if (k == t->nlevels && k == 1 && t->draws_reason[0]) {
-			snprintf(lv->nc_reason, sizeof lv->nc_reason, "random jumps found no second level: %s",
+			snprintf(lv->nc_reason, sizeof lv->nc_reason, "random draws found no second level: %s",
 				 t->draws_reason);
 			continue;
 		}

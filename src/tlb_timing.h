@@ -51,21 +51,28 @@ struct amp_tlb_timing {
 	 * others): over a tenth, the results are marked inconclusive. */
 	int busy, timings;
 	int busy_points, points;
-	/* The instruction side's levels past the first, by random draws
-	 * (amp_tlb_draws_reach): pages, time per jump and the control's;
-	 * ref_excess, the jumps' excess over the control with every page
+	/* The levels past the first, by random draws (amp_tlb_draws_reach):
+	 * pages, time per draw (a jump, or a load) and the control's;
+	 * ref_excess, the draws' excess over the control with every page
 	 * held (the median at 3/7, 4/7 and 5/7 of the first level's
 	 * entries); l1_penalty, what a first-level miss the second level
 	 * holds adds; draws_reason, why no second level was found (empty
-	 * when one was, or no sweep ran). */
+	 * when one was, or no sweep ran).  The data side: draws_entries,
+	 * the draws' second level (0: none found), draws_walk what a walk
+	 * past it costs by the draws (0: none found); draws_replaced, the
+	 * cyclic sweep's second-level entries it replaced (0: none, or the
+	 * sweep found no second level). */
 	int ndraws;
 	uint64_t draw_pages[AMP_TLB_MAX_POINTS];
 	double draw_ticks[AMP_TLB_MAX_POINTS];
 	double draw_ctl_ticks[AMP_TLB_MAX_POINTS];
 	double ref_excess, l1_penalty;
 	char draws_reason[256];
-	/* Real machine: whether the jumps' code pages aliased one shared
-	 * page (amp_jumpchain_build_aliased); if not, why. */
+	uint64_t draws_entries, draws_replaced;
+	double draws_walk;
+	/* Real machine: whether the draws' pages aliased one shared page
+	 * (amp_jumpchain_build_aliased, or the runner's for loads); if not,
+	 * why. */
 	int draws_aliased;
 	char alias_reason[200];
 };
@@ -104,6 +111,12 @@ int amp_tlb_next_knee(const double *m, const uint64_t *strides, int n, int from,
  * times the spread (0 for too few points), below 1. */
 double amp_tlb_step_clear(const double *lv, int n, const double *next, int nnext, double step, uint64_t from,
 			  uint64_t to, char *why, size_t len);
+
+/* The data side's second-level entries: the cyclic sweep's (exact by
+ * bisection where the level holds every page it has room for), unless
+ * the random draws' (whatever its replacement) differ from them by over
+ * a tenth, or the sweep found none; 0 when neither found one. */
+uint64_t amp_tlb_second_entries(uint64_t sweep, uint64_t drawn);
 
 /* The level below a first level of c1 entries, from jumps to n[j]
  * pages (ascending, each over c1) drawn uniformly at random: whatever

@@ -165,23 +165,34 @@ static void test_sim_runner(void)
 	tap_eq(res.min[0], 0, "and touch no data line");
 	amp_plan_free(&p);
 
-	/* Lines drawn at random (IJUMP): of 8 lines of one 4-way set, 4 stay
-	 * at any time, so half the draws miss; 4 lines never miss once
-	 * fetched.  Every draw is one measured access. */
-	for (size_t lines = 4; lines <= 8; lines += 4) {
-		simple_plan(&p, 65536, 4096, lines, (enum amp_op[]){ AMP_OP_IJUMP }, (int[]){ 0 }, 1);
-		p.pass[0].times = 64;
-		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 4000 / (unsigned)lines, 1);
-		p.visit_seed = 11;
-		tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "a plan of random jumps runs: %s", err);
-		tap_eq(res.accesses, 4000, "4000 draws measured");
-		if (lines == 4)
-			tap_eq(res.min[1], 0, "4 lines of a 4-way set: no draw misses L1i");
-		else
-			tap_ok(res.min[1] >= 1800 && res.min[1] <= 2200,
-			       "8 lines of a 4-way set: about half the draws miss L1i (%llu of 4000)",
-			       (unsigned long long)res.min[1]);
-		amp_plan_free(&p);
+	/* Lines drawn at random, by jumps (IJUMP, in L1i) or by loads (DRAW,
+	 * in L1d; their sequence chained by a LOAD pass too, whose words then
+	 * hold pointers): of 8 lines of one 4-way set, 4 stay at any time, so
+	 * half the draws miss; 4 lines never miss once in.  Every draw is one
+	 * measured access. */
+	for (int k = 0; k < 2; k++) {
+		enum amp_op op = k ? AMP_OP_DRAW : AMP_OP_IJUMP;
+		const char *l1 = k ? "L1d" : "L1i";
+
+		for (size_t lines = 4; lines <= 8; lines += 4) {
+			simple_plan(&p, 65536, 4096, lines, &op, (int[]){ 0 }, 1);
+			p.pass[0].times = 64;
+			amp_plan_add_pass(&p, 0, op, 4000 / (unsigned)lines, 1);
+			if (op == AMP_OP_DRAW)
+				amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 0);
+			p.visit_seed = 11;
+			tap_eq(amp_run(&p, &host, &set, 1, &res, err, sizeof err), 0, "a plan of random %s runs: %s",
+			       k ? "loads" : "jumps", err);
+			tap_eq(res.accesses, 4000, "4000 draws measured");
+			tap_eq(res.min[k ? 1 : 0], 0, "none on the other side's %s", k ? "L1i" : "L1d");
+			if (lines == 4)
+				tap_eq(res.min[1 - k], 0, "4 lines of a 4-way set: no draw misses %s", l1);
+			else
+				tap_ok(res.min[1 - k] >= 1800 && res.min[1 - k] <= 2200,
+				       "8 lines of a 4-way set: about half the draws miss %s (%llu of 4000)", l1,
+				       (unsigned long long)res.min[1 - k]);
+			amp_plan_free(&p);
+		}
 	}
 
 	/* Code in the region: a fetched line is the data line of the same
@@ -343,8 +354,44 @@ static void test_real_runner(void)
 #endif
 	amp_plan_free(&p);
 
+	/* Loads drawn at random through a table, on the real machine: whole
+	 * and in part, after a flush of the whole region (lines and
+	 * translations), on the region's pages (a LOAD chain on them too) and
+	 * on pages that alias one shared page; too many pages to alias one
+	 * by one are refused. */
+	{
+		long sys = sysconf(_SC_PAGESIZE);
+		char why[256];
+
+		tap_eq(amp_alias_check(why, sizeof why), 0, "one page can be mapped at many addresses here: %s", why);
+		for (int aliased = 0; aliased < 2; aliased++) {
+			amp_plan_init(&p, "random loads", 64 * (uint64_t)sys);
+			amp_plan_add_strided(&p, 64, (uint64_t)sys + 64, 60);
+			p.visit_seed = 7;
+			p.alias = aliased ? (uint64_t)sys : 0;
+			amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 0);
+			amp_plan_add_pass(&p, AMP_PLAN_WHOLE_REGION, AMP_OP_FLUSH, 1, 0);
+			amp_plan_add_pass(&p, 0, AMP_OP_DRAW, 1, 0);
+			amp_plan_add_pass(&p, 0, AMP_OP_DRAW, 3, 1);
+			p.min_ticks = 50000;
+			tap_eq(amp_run(&p, &host, NULL, 2, &res, err, sizeof err), 0, "random loads%s run: %s",
+			       aliased ? " on aliased pages" : "", err);
+			tap_ok(res.accesses >= 180 && res.accesses % 180 == 0 && res.ticks_min > 0,
+			       "180 draws a run, doubled (%llu draws, %llu ticks)", (unsigned long long)res.accesses,
+			       (unsigned long long)res.ticks_min);
+			amp_plan_free(&p);
+		}
+		amp_plan_init(&p, "too many aliases", ((1ull << 15) + 1) * (uint64_t)sys);
+		p.alias = (uint64_t)sys;
+		amp_plan_add_strided(&p, 0, (uint64_t)sys, 4);
+		amp_plan_add_pass(&p, 0, AMP_OP_DRAW, 1, 1);
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1, "32769 pages to alias are refused");
+		tap_has(err, "aliased pages", "with the reason");
+		amp_plan_free(&p);
+	}
+
 #if defined(__x86_64__) || defined(__aarch64__)
-	/* The same on pages that alias one shared page (code_alias): 64
+	/* The same on pages that alias one shared page (alias): 64
 	 * pages, a line each at 64 places; places that overlap on the shared
 	 * page are refused. */
 	{
@@ -354,7 +401,7 @@ static void test_real_runner(void)
 		for (int i = 0; i < 64; i++)
 			off[i] = (uint64_t)i * (uint64_t)sys + (uint64_t)(i * 64) % (uint64_t)sys;
 		amp_plan_init(&p, "aliased jumps", 64 * (uint64_t)sys);
-		p.code_alias = (uint64_t)sys;
+		p.alias = (uint64_t)sys;
 		p.visit_seed = 5;
 		amp_plan_add_seq(&p, off, 64);
 		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 0);
@@ -363,7 +410,7 @@ static void test_real_runner(void)
 		tap_eq(res.accesses, 256, "256 draws measured");
 		amp_plan_free(&p);
 		amp_plan_init(&p, "aliased clash", 2 * (uint64_t)sys);
-		p.code_alias = (uint64_t)sys;
+		p.alias = (uint64_t)sys;
 		amp_plan_add_seq(&p, clash, 2);
 		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 1);
 		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1,
