@@ -277,8 +277,9 @@ static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp,
 {
 	const struct amp_seq *q = &p->seq[s];
 
-	if (seq_has_op(p, s, AMP_OP_IFETCH) || p->code_in_region) {
-		snprintf(err, len, "plan %s: a sequence fetched by indirect jumps takes no other fetch, nor code in the region",
+	if (seq_has_op(p, s, AMP_OP_IFETCH) || seq_has_op(p, s, AMP_OP_DRAW) || p->code_in_region) {
+		snprintf(err, len,
+			 "plan %s: a sequence fetched by indirect jumps takes no other fetch, no random loads, nor code in the region",
 			 p->name);
 		return -1;
 	}

@@ -381,6 +381,14 @@ static void test_real_runner(void)
 			       (unsigned long long)res.ticks_min);
 			amp_plan_free(&p);
 		}
+		amp_plan_init(&p, "both draws", 64 * (uint64_t)sys);
+		amp_plan_add_strided(&p, 0, (uint64_t)sys, 4);
+		amp_plan_add_pass(&p, 0, AMP_OP_IJUMP, 1, 0);
+		amp_plan_add_pass(&p, 0, AMP_OP_DRAW, 1, 1);
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1,
+		       "a sequence drawn by both jumps and loads is refused");
+		tap_has(err, "no random loads", "with the reason");
+		amp_plan_free(&p);
 		amp_plan_init(&p, "too many aliases", ((1ull << 15) + 1) * (uint64_t)sys);
 		p.alias = (uint64_t)sys;
 		amp_plan_add_strided(&p, 0, (uint64_t)sys, 4);
