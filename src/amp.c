@@ -298,10 +298,24 @@ static uint64_t sweep_max(const struct amp_config *cfg, uint64_t max_size)
 	return max_size;
 }
 
+/* Which pages a sweep's random draws ran on (real machine), after sep;
+ * "" on the simulated machine or where no draws ran. */
+static void draws_pages(const struct amp_tlb_timing *t, int sim, const char *sep, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!sim && t->ndraws && t->draws_aliased)
+		snprintf(buf, len, "%severy page an alias of one shared page", sep);
+	else if (!sim && t->ndraws)
+		snprintf(buf, len, "%spages of their own: %.150s", sep, t->alias_reason);
+}
+
 /* How the data TLB levels were read: the cyclic sweep, or for the
  * second level the random draws where they replaced it (tlb_timing.c). */
 static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, int sim)
 {
+	char pages[AMP_REASON_LEN];
+
+	draws_pages(t, sim, ", ", pages, sizeof pages);
 	for (int i = 0; i < ctx->nlv; i++) {
 		struct amp_level *lv = &ctx->lv[i];
 		int drawn = lv->level == 2 && t->nlevels > 1 && t->draws_entries && t->lv[1].entries == t->draws_entries;
@@ -316,13 +330,10 @@ static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, 
 			snprintf(lv->code, sizeof lv->code, "loads, one per page in a random cycle, each on another line%s",
 				 lv->level == 2 && t->draws_entries ? " (random draws agree)" : "");
 		else if (t->draws_replaced)
-			snprintf(lv->code, sizeof lv->code,
-				 "loads of pages drawn at random, one line each%s (the cycle read %llu)",
-				 sim ? "" : t->draws_aliased ? ", every page an alias of one shared page" : ", pages of their own",
-				 (unsigned long long)t->draws_replaced);
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)",
+				 pages, (unsigned long long)t->draws_replaced);
 		else
-			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%s",
-				 sim ? "" : t->draws_aliased ? ", every page an alias of one shared page" : ", pages of their own");
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s", pages);
 	}
 }
 
@@ -379,15 +390,11 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 
 		amp_step_add(ctx, "ITLB", "TLB sweep", amp_now_ns() - t0);
 		if (rc == 0) {
-			char pages[AMP_REASON_LEN] = "";
+			char pages[AMP_REASON_LEN];
 
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
 			amp_curves_tlb("itlb", &itlb);
-			/* Which pages the random jumps ran on (real machine). */
-			if (!host->sim && itlb.ndraws && itlb.draws_aliased)
-				snprintf(pages, sizeof pages, "; every page an alias of one shared page");
-			else if (!host->sim && itlb.ndraws)
-				snprintf(pages, sizeof pages, "; pages of their own: %.150s", itlb.alias_reason);
+			draws_pages(&itlb, host->sim != NULL, "; ", pages, sizeof pages);
 			for (int i = 0; i < ctx->nlv; i++) {
 				struct amp_level *lv = &ctx->lv[i];
 

@@ -536,6 +536,18 @@ fail:
 	return -1;
 }
 
+/* Sequence s's table of draws (n offsets a walk) from walk `from` to
+ * its end: jumps run to the exit entry after it, loads count. */
+static void run_table(enum amp_op op, const struct real_plan *rp, int s, uint64_t from, size_t n)
+{
+	const uint64_t *table = rp->table[s] + from * n;
+
+	if (op == AMP_OP_IJUMP)
+		amp_jumpchain_run_table(rp->code[s], table);
+	else
+		amp_sink = draw_loads(table, (rp->table_walks[s] - from) * n);
+}
+
 static void real_pass(const struct amp_plan *p, struct real_plan *rp, const struct amp_pass *ps,
 		      uint64_t times)
 {
@@ -558,24 +570,15 @@ static void real_pass(const struct amp_plan *p, struct real_plan *rp, const stru
 	case AMP_OP_IFETCH:
 		amp_jumpchain_run(rp->code[ps->seq], times);
 		break;
-	case AMP_OP_IJUMP: {
+	case AMP_OP_IJUMP:
+	case AMP_OP_DRAW: {
 		/* Whole tables, then the rest from the table's last walks. */
 		unsigned walks = rp->table_walks[ps->seq];
 
 		for (uint64_t t = 0; t < times / walks; t++)
-			amp_jumpchain_run_table(rp->code[ps->seq], rp->table[ps->seq]);
+			run_table(ps->op, rp, ps->seq, 0, q->n);
 		if (times % walks)
-			amp_jumpchain_run_table(rp->code[ps->seq], rp->table[ps->seq] + (walks - times % walks) * q->n);
-		break;
-	}
-	case AMP_OP_DRAW: {
-		/* The same, as the table's last walks run until its end. */
-		unsigned walks = rp->table_walks[ps->seq];
-
-		for (uint64_t t = 0; t < times / walks; t++)
-			amp_sink = draw_loads(rp->table[ps->seq], walks * q->n);
-		if (times % walks)
-			amp_sink = draw_loads(rp->table[ps->seq] + (walks - times % walks) * q->n, times % walks * q->n);
+			run_table(ps->op, rp, ps->seq, walks - times % walks, q->n);
 		break;
 	}
 	case AMP_OP_TOUCH: {

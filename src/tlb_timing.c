@@ -529,11 +529,6 @@ static uint64_t slot_for(enum amp_op op)
 	return op == AMP_OP_IJUMP ? DRAW_SLOT : SLOT;
 }
 
-static uint64_t slot_of(const struct tt *t)
-{
-	return slot_for(t->op);
-}
-
 /* The random draws' op for the sweep's. */
 static enum amp_op draw_op(const struct tt *t)
 {
@@ -542,7 +537,7 @@ static enum amp_op draw_op(const struct tt *t)
 
 static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double *tpl)
 {
-	uint64_t slot = slot_of(t), lines = page / slot, *off = malloc(n * sizeof *off);
+	uint64_t slot = slot_for(t->op), lines = page / slot, *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
 
@@ -569,7 +564,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
  * are a hint the kernel may not take.) */
 static int time_packed(struct tt *t, uint64_t page, uint64_t n, double *tpl)
 {
-	uint64_t slot = slot_of(t), lines = page / slot, npg = (n + lines - 1) / lines;
+	uint64_t slot = slot_for(t->op), lines = page / slot, npg = (n + lines - 1) / lines;
 	uint64_t *off = malloc(n * sizeof *off);
 	struct amp_rng rng;
 	int rc;
@@ -1288,7 +1283,11 @@ int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const
 	 * to 5.8, and its STLB 2186 entries. */
 	*p1 = first_miss(c1, per_page, n, e, m, 2, 4, t);
 	a = departure(c1, n, t, m, *p1, tau, d);
-	last = a > 5 ? a - 1 : a < 0 && m > 7 ? m - 3 : 4;
+	last = 4;
+	if (a > 5)
+		last = a - 1;
+	else if (a < 0 && m > 7)
+		last = m - 3;
 	if (last > 4) {
 		*p1 = first_miss(c1, per_page, n, e, m, 2, last, t);
 		a = departure(c1, n, t, m, *p1, tau, d);
@@ -1373,6 +1372,23 @@ uint64_t amp_tlb_second_entries(uint64_t sweep, uint64_t drawn)
 	return drawn;
 }
 
+/* Whether pages can alias one shared page here (for jumps, as code
+ * that runs); if not, why. */
+static int aliases_work(enum amp_op op, char *why, size_t len)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uint64_t at = 0;
+	struct amp_jumpchain *probe;
+	int ok;
+
+	if (op != AMP_OP_IFETCH || sys <= 0)
+		return amp_alias_check(why, len) == 0;
+	probe = amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, &at, 1, why, len);
+	ok = probe != NULL;
+	amp_jumpchain_free(probe);
+	return ok;
+}
+
 /* The data side: the draws' second level where it differs from the
  * cyclic sweep's (amp_tlb_second_entries; the sweep's loads lost the
  * Zen 3 guest's 2048-entry level from 1080 to 1528 pages on); the
@@ -1409,20 +1425,8 @@ static int draws(struct tt *t, struct amp_tlb_timing *o)
 	o->ndraws = 0;
 	/* Pages that alias one (the caches then see one page; so does the
 	 * control, whose lines then alias as often as the draws'). */
-	o->draws_aliased = 0;
-	if (!t->host->sim) {
-		long sys = sysconf(_SC_PAGESIZE);
-		uint64_t at = 0;
-		struct amp_jumpchain *probe = NULL;
-
-		if (t->op == AMP_OP_IFETCH && sys > 0)
-			probe = amp_jumpchain_build_aliased(2 * (uint64_t)sys, (uint64_t)sys, &at, 1, o->alias_reason,
-							    sizeof o->alias_reason);
-		o->draws_aliased = t->op == AMP_OP_IFETCH ? probe != NULL
-							  : sys > 0 && amp_alias_check(o->alias_reason, sizeof o->alias_reason) == 0;
-		t->alias = o->draws_aliased ? (uint64_t)sys : 0;
-		amp_jumpchain_free(probe);
-	}
+	o->draws_aliased = !t->host->sim && aliases_work(t->op, o->alias_reason, sizeof o->alias_reason);
+	t->alias = o->draws_aliased ? (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 	/* Every page held: the median of DRAW_REFS points under c1 (a
 	 * single one, timed in a busy spell, shifted every excess: the
 	 * Zen 3 guest's first level then read 94 entries for 69). */
