@@ -1,5 +1,5 @@
 /* compare.c - measured against reported: for every cache level its
- * size, line and ways, for every TLB its entries and page, as sysfs
+ * size, line and ways, for every TLB its entries, page and ways, as sysfs
  * reports them, as CPUID describes them, and as amp measured them; each
  * disagreement flagged and, where amp can tell, explained (the effective
  * capacity of a shared last level, exclusion, adjacent-line prefetch, a
@@ -21,6 +21,7 @@ static const struct {
 	{ "L1d", 1, 0 }, { "L1i", 1, 1 }, { "L2", 2, 0 }, { "L3", 3, 0 }, { "L4", 4, 0 },
 };
 static const char *const tlb_levels[] = { "DTLB", "ITLB", "STLB", "ITLB2" };
+static const char *const tlb_params[] = { "entries", "page", "ways" };
 
 static const struct amp_reported_cache *find_reported(const struct amp_reported_cache *c, int n,
 						      int level, int insn)
@@ -308,29 +309,41 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 
 		if (!tl && (!lv || !lv->measurable))
 			continue;
-		for (int k = 0; k < 2; k++) {
-			struct amp_compare_row *row = new_row(t, tlb_levels[i], k == 0 ? "entries" : "page");
+		for (int k = 0; k < 3; k++) {
+			struct amp_compare_row *row = new_row(t, tlb_levels[i], tlb_params[k]);
 
 			if (!row)
 				return;
+			/* Fully associative: as many ways as entries, as for caches. */
 			if (tl) {
 				row->has_cpuid = 1;
-				row->cpuid = k == 0 ? (int64_t)tl->entries : (int64_t)tl->page;
+				row->cpuid = k == 0 ? (int64_t)tl->entries
+					     : k == 1 ? (int64_t)tl->page
+					     : (int64_t)(tl->ways ? tl->ways : tl->entries);
 			}
 			if (!lv || !lv->measurable) {
 				snprintf(row->measured_how, sizeof row->measured_how, "-");
 				snprintf(row->why, sizeof row->why, "%s", lv ? lv->nc_reason : "amp found no such level");
-			} else {
+			} else if (k < 2) {
 				set_measured(row, k == 0 ? &lv->size : &lv->line, NULL);
+			} else if (lv->fully_associative && amp_param_conclusive(&lv->size)) {
+				row->has_measured = 1;
+				row->measured = lv->size.value;
+				snprintf(row->measured_how, sizeof row->measured_how, "%s", lv->size.method);
+			} else {
+				set_measured(row, &lv->assoc, NULL);
 			}
 			verdict(row, 0);
-			if (row->verdict == AMP_DIFFER) {
-				t->ndiffer++;
-				if (k == 0 && lv && lv->method == AMP_METHOD_TIMING)
-					snprintf(row->why, sizeof row->why,
-						 "by timing, entries are the reach where the walk's cost rises: a level below "
-						 "(or a page-walk cache) blurs the step");
-			}
+			if (row->verdict != AMP_DIFFER)
+				continue;
+			t->ndiffer++;
+			if (k == 0 && lv->method == AMP_METHOD_TIMING)
+				snprintf(row->why, sizeof row->why,
+					 "by timing, entries are the reach where the walk's cost rises: a level below "
+					 "(or a page-walk cache) blurs the step");
+			else if (k == 2 && tl && !tl->ways && lv->fully_associative)
+				snprintf(row->why, sizeof row->why,
+					 "fully associative in both: its ways are its entries, and those differ");
 		}
 	}
 }

@@ -90,6 +90,18 @@ static struct amp_level *level(struct amp_ctx *c, const char *name, int lvl, int
 	return lv;
 }
 
+/* A measured TLB: entries and page; ways 0 unknown (why), or fully
+ * associative where they equal the entries. */
+static void tlb(struct amp_ctx *c, const char *name, int lvl, int64_t entries, int64_t ways, const char *why)
+{
+	struct amp_level *lv = level(c, name, lvl, 4096, ways, entries, 0);
+
+	lv->kind = AMP_KIND_TLB;
+	lv->fully_associative = ways == entries;
+	if (!ways)
+		amp_param_unknown(&lv->assoc, why);
+}
+
 static void load(struct amp_report *r, struct amp_vendor *v, const char *machine)
 {
 	char root[1024];
@@ -229,6 +241,34 @@ int main(void)
 	tap_ok(x && !x->has_cpuid && !x->has_sysfs, "zen5 legacy: L3 ways reported by neither");
 	x = row(&t, "L2", "ways");
 	tap_ok(x && x->verdict == AMP_DIFFER && x->cpuid == 8, "zen5 legacy: measured 16 ways differ from CPUID's 8");
+
+	/* TLB ways beside CPUID's (the Zen 5 guest's: DTLB 96 entries fully
+	 * associative, STLB 128 entries 8-way, ITLB2 64 entries 4-way):
+	 * fully associative counts its entries as ways, as a cache does. */
+	tap_eq(amp_vendor_cpuid_file(&v, fx("zen5-guest", "cpuid.txt")), 0, "zen5: CPUID dump read again");
+	memset(&c, 0, sizeof c);
+	tlb(&c, "DTLB", 1, 96, 96, NULL);
+	tlb(&c, "STLB", 2, 128, 8, NULL);
+	tlb(&c, "ITLB2", 2, 64, 0, "not measured by timing in this version");
+	amp_compare_build(&r, &v, &t);
+	x = row(&t, "DTLB", "ways");
+	tap_ok(x && x->cpuid == 96 && x->measured == 96 && x->verdict == AMP_AGREE,
+	       "zen5: DTLB fully associative in both, 96 ways agree");
+	x = row(&t, "STLB", "ways");
+	tap_ok(x && x->cpuid == 8 && x->measured == 8 && x->verdict == AMP_AGREE, "zen5: STLB 8 ways agree");
+	x = row(&t, "ITLB2", "ways");
+	tap_ok(x && x->cpuid == 4 && !x->has_measured && x->verdict == AMP_NOT_MEASURED &&
+		       strstr(x->why, "not measured by timing"),
+	       "zen5: ITLB2 ways not measured, with the level's reason");
+	memset(&c, 0, sizeof c);
+	tlb(&c, "DTLB", 1, 72, 72, NULL);
+	tlb(&c, "STLB", 2, 128, 16, NULL);
+	amp_compare_build(&r, &v, &t);
+	x = row(&t, "DTLB", "ways");
+	tap_ok(x && x->verdict == AMP_DIFFER && strstr(x->why, "its ways are its entries"),
+	       "zen5: 72 entries fully associative differ in ways only as in entries (%s)", x ? x->why : "no row");
+	x = row(&t, "STLB", "ways");
+	tap_ok(x && x->verdict == AMP_DIFFER && x->measured == 16, "zen5: STLB 16 ways differ from CPUID's 8");
 
 	/* A dump that is not one. */
 	tap_eq(amp_vendor_cpuid_file(&v, fx("zen5-guest", "cache/index0/level")), -1, "a non-dump is refused");
