@@ -54,6 +54,11 @@ struct sim_spec {
 	 * hold sibling_ways ways of every set of the data side's level-1
 	 * and level-2 caches (it touches them as often as we access). */
 	unsigned sibling_ways;
+	/* ... and, in the same spell, its pages hold sibling_tlb_ways[k]
+	 * ways of every set of the level-(k + 1) TLBs (a core's threads
+	 * share them: the Zen 3 guest's STLB and L2 ITLB read half their
+	 * entries in some runs), on both sides. */
+	unsigned sibling_tlb_ways[2];
 	uint64_t sibling_from, sibling_until;
 	uint64_t seed;           /* --seed */
 	int pages_random;        /* --sim-pages=random: scattered page frames */

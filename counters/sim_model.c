@@ -688,6 +688,30 @@ static void sibling_loop(struct sim_machine *m, uint64_t va, uint64_t pa)
 	}
 }
 
+/* The same spell's pages (spec->sibling_tlb_ways) in the set each TLB
+ * level puts our page in, touched just before our lookup: our pages
+ * get the other ways only.  Their numbers share the set's residue,
+ * above any page of ours. */
+static void sibling_tlb_loop(struct sim_machine *m, uint64_t va, int side)
+{
+	for (int k = 0; k < m->ntpath[side]; k++) {
+		struct level *l = &m->lv[m->tpath[side][k]];
+		uint32_t set = set_of(l, va >> l->shift);
+		uint64_t base = (HOT_BASE >> l->shift) / l->sets * l->sets;
+		unsigned ways = l->lnum <= 2 ? m->spec.sibling_tlb_ways[l->lnum - 1] : 0;
+
+		for (unsigned j = 0; j < ways; j++) {
+			uint64_t vpn = base + (uint64_t)j * l->sets + set;
+			uint32_t slot = find(l, vpn, set);
+
+			if (slot != NONE)
+				touch(l, slot, set);
+			else
+				insert(m, l, vpn, set);
+		}
+	}
+}
+
 /* ---- the access ---- */
 
 /* Fills the line at p (physical, within pa's page) into l, unless it
@@ -777,6 +801,9 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 	if (m->spec.sibling_ways && side == 0 && m->total > m->spec.sibling_from &&
 	    m->total <= m->spec.sibling_until)
 		sibling_loop(m, va, pa);
+	if ((m->spec.sibling_tlb_ways[0] || m->spec.sibling_tlb_ways[1]) && m->total > m->spec.sibling_from &&
+	    m->total <= m->spec.sibling_until)
+		sibling_tlb_loop(m, va, side);
 
 	for (k = 0; k < m->ntpath[side]; k++) {
 		struct level *l = &m->lv[m->tpath[side][k]];

@@ -313,16 +313,20 @@ static void draws_pages(const struct amp_tlb_timing *t, int sim, const char *sep
  * second level the random draws where they replaced it (tlb_timing.c). */
 static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, int sim)
 {
-	char pages[AMP_REASON_LEN];
+	char pages[AMP_REASON_LEN], looks[64];
 
 	draws_pages(t, sim, ", ", pages, sizeof pages);
+	amp_tlb_draws_looks(t, t->draws_entries, looks, sizeof looks);
 	for (int i = 0; i < ctx->nlv; i++) {
 		struct amp_level *lv = &ctx->lv[i];
 		int drawn = lv->level == 2 && t->nlevels > 1 && t->draws_entries && t->lv[1].entries == t->draws_entries;
 
 		if (lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_TLB || !lv->measurable)
 			continue;
-		if (!drawn && lv->level == 2 && !t->draws_entries && t->draws_reason[0])
+		if (lv->level == 1 && t->first_replaced)
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)",
+				 pages, (unsigned long long)t->first_replaced);
+		else if (!drawn && lv->level == 2 && !t->draws_entries && t->draws_reason[0])
 			snprintf(lv->code, sizeof lv->code,
 				 "loads, one per page in a random cycle, each on another line (random draws found no level: %.150s)",
 				 t->draws_reason);
@@ -330,10 +334,10 @@ static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, 
 			snprintf(lv->code, sizeof lv->code, "loads, one per page in a random cycle, each on another line%s",
 				 lv->level == 2 && t->draws_entries ? " (random draws agree)" : "");
 		else if (t->draws_replaced)
-			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)",
-				 pages, (unsigned long long)t->draws_replaced);
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)%s",
+				 pages, (unsigned long long)t->draws_replaced, looks);
 		else
-			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s", pages);
+			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s%s", pages, looks);
 	}
 }
 
@@ -390,23 +394,28 @@ static int characterise_by_timing(const struct amp_config *cfg, const struct amp
 
 		amp_step_add(ctx, "ITLB", "TLB sweep", amp_now_ns() - t0);
 		if (rc == 0) {
-			char pages[AMP_REASON_LEN];
+			char pages[AMP_REASON_LEN], looks[64];
 
 			amp_tlb_timing_fill_side(ctx, &itlb, AMP_SIDE_INSN);
 			amp_curves_tlb("itlb", &itlb);
 			draws_pages(&itlb, host->sim != NULL, "; ", pages, sizeof pages);
+			amp_tlb_draws_looks(&itlb, itlb.nlevels > 1 ? itlb.lv[1].entries : 0, looks, sizeof looks);
 			for (int i = 0; i < ctx->nlv; i++) {
 				struct amp_level *lv = &ctx->lv[i];
 
 				if (lv->side != AMP_SIDE_INSN || lv->kind != AMP_KIND_TLB)
 					continue;
-				if (lv->level == 1)
+				if (lv->level == 1 && itlb.first_replaced)
+					snprintf(lv->code, sizeof lv->code,
+						 "indirect jumps to pages drawn at random, one line each (run-time code%.80s; the chains read %llu)",
+						 pages, (unsigned long long)itlb.first_replaced);
+				else if (lv->level == 1)
 					snprintf(lv->code, sizeof lv->code,
 						 "jump chains, one jump per page, each on another line (run-time code)");
 				else
 					snprintf(lv->code, sizeof lv->code,
-						 "indirect jumps to pages drawn at random, one line each (run-time code%.80s)",
-						 pages);
+						 "indirect jumps to pages drawn at random, one line each (run-time code%.80s)%s",
+						 pages, looks);
 			}
 		} else
 			amp_insn_unreached(ctx, AMP_KIND_TLB, err);

@@ -70,12 +70,24 @@ struct amp_tlb_timing {
 	char draws_reason[256];
 	uint64_t draws_entries, draws_replaced;
 	double draws_walk;
+	/* The draws' first look (each point timed once more later, the
+	 * faster kept): its second level (0: none) and what it found (1 a
+	 * second level, 0 none, -1 a first level its points refused). */
+	uint64_t draws_first;
+	int draws_first_found;
+	/* The first level's entries by the sweep where the draws' replaced
+	 * them (amp_tlb_draws_anchor; 0: the sweep's stand). */
+	uint64_t first_replaced;
 	/* Real machine: whether the draws' pages aliased one shared page
 	 * (amp_jumpchain_build_aliased, or the runner's for loads); if not,
 	 * why. */
 	int draws_aliased;
 	char alias_reason[200];
 };
+
+/* What the second look changed (buf "" where the looks agree within a
+ * tenth): " (the first look read N)" or " (the first look found none)". */
+void amp_tlb_draws_looks(const struct amp_tlb_timing *o, uint64_t entries, char *buf, size_t len);
 
 /* X-Ray's rule on the first level's ways, after the fewest pages that
  * miss it at strides[0..n-1] (2, 3, 4, 6, 8, ... pages): settled when the
@@ -135,9 +147,22 @@ uint64_t amp_tlb_second_entries(uint64_t sweep, uint64_t drawn);
  * p1's line and the first departing one.  1 with *c2 and *p2 (the
  * median walk cost over points from 2 c2 on), 0 with why (no
  * departure, or too few points), -1 with why where the first level's
- * end is not c1; *p1 always. */
+ * end is not c1; *p1 always; *end, the first level's end by the draws:
+ * where the line of the points on p1's meets zero, of the two lines
+ * judged (points 2 to 4, and to DRAW_FIT_LAST) the one nearer c1 (0
+ * where no first level ended). */
 int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, double tau,
-			double *p1, uint64_t *c2, double *p2, char *why, size_t len);
+			double *p1, uint64_t *c2, double *p2, double *end, char *why, size_t len);
+
+/* Where the draws run from next, after a run from a first level of c1
+ * entries that found `found` (amp_tlb_draws_reach), its points' line
+ * ending at `end` (0: none), its last point at `last` pages: 0 where
+ * the run stands (the end within a twentieth of c1, +1, or up to 4
+ * entries more under it: the draws' own accesses take some), the end
+ * where it lies elsewhere, the last point where no first level ended
+ * among them (found -1 with no end: every point cost as little as those
+ * under c1). */
+uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, uint64_t last);
 
 /* Measures the data TLBs of host (real when host->sim is NULL) with the
  * minimum of reps runs per point (one on an exact simulated machine) and

@@ -480,24 +480,24 @@ static void draws_curve(uint64_t c2, double p2, uint64_t per_page, double spike,
 static void test_draws_rule(void)
 {
 	uint64_t n[32], c2;
-	double e[32], p1, p2;
+	double e[32], p1, p2, end;
 	char why[256];
 	int m;
 
 	for (uint64_t per_page = 2; per_page <= 32; per_page *= 16) {
 		draws_curve(320, 60, per_page, 0, n, e, &m);
-		tap_eq(amp_tlb_draws_reach(64, per_page, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 1,
+		tap_eq(amp_tlb_draws_reach(64, per_page, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
 		       "random jumps: a second level is found (control %llu lines a page)", (unsigned long long)per_page);
 		tap_ok(c2 >= 310 && c2 <= 330, "its 320 entries within 3%% (got %llu)", (unsigned long long)c2);
 		tap_ok(fabs(p1 - 4) < 0.12 && fabs(p2 - 60) < 6, "a first-level miss 4 ticks, a walk 60 (got %.2f, %.1f)",
 		       p1, p2);
 	}
 	draws_curve(320, 0, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
 	       "no level below the first: none found");
 	tap_has(why, "no level below it ends there", "and why says so");
 	draws_curve(320, 0, 32, 1.5, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
 	       "one slow point that the next does not confirm is no level");
 	/* A first level read far too small (5 of 64 entries): the points
 	 * past it cost nothing, so no level is read off them. */
@@ -506,25 +506,25 @@ static void test_draws_rule(void)
 		n[m] = (uint64_t)llround(5 * exp2(j / 4.0));
 		e[m] = (n[m] > 64 ? 4 * (1 - 64.0 / (double)n[m]) : 0) + (n[m] > 320 ? 60 * (1 - 320.0 / (double)n[m]) : 0);
 	}
-	tap_eq(amp_tlb_draws_reach(5, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), -1,
+	tap_eq(amp_tlb_draws_reach(5, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), -1,
 	       "a first level read too small: no second level read past it");
 	tap_has(why, "no first level ends at 5 entries", "and why says so");
 	draws_curve(320, 60, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(96, 32, n + 2, e + 2, m - 2, 0.1, &p1, &c2, &p2, why, sizeof why), -1,
+	tap_eq(amp_tlb_draws_reach(96, 32, n + 2, e + 2, m - 2, 0.1, &p1, &c2, &p2, &end, why, sizeof why), -1,
 	       "a first level read too large (96 of 64): no second level read past it");
 	tap_has(why, "first level's end at 64 entries, not 96", "and why says where the draws put it");
 	draws_curve(320, 60, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(100, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(100, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
 	       "points at or under the first level's entries are refused");
 	tap_has(why, "must climb past", "and why says so");
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, why, sizeof why), 0, "five points are too few");
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0, "five points are too few");
 	tap_has(why, "too few", "and why says so");
 	/* Two of the first three points past the first level slow (by 0.2
 	 * ticks): p1 comes from every point before the departure. */
 	draws_curve(1024, 60, 32, 0, n, e, &m);
 	e[2] += 0.2;
 	e[3] += 0.2;
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 1,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
 	       "two slow points of the first three: the second level is found");
 	tap_ok(fabs(p1 - 4) < 0.12 && c2 >= 993 && c2 <= 1055, "a first-level miss 4 ticks, 1024 entries within 3%% (got %.2f, %llu)",
 	       p1, (unsigned long long)c2);
@@ -534,10 +534,21 @@ static void test_draws_rule(void)
 	draws_curve(1024, 60, 32, 0, n, e, &m);
 	e[2] += 0.8;
 	e[3] += 0.4;
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, why, sizeof why), 1,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
 	       "the first level's end is judged on the points to 6.7 c1 (%s)", why);
 	tap_ok(fabs(p1 - 4) < 0.12 && c2 >= 993 && c2 <= 1055, "a first-level miss 4 ticks, 1024 entries within 3%% (got %.2f, %llu)",
 	       p1, (unsigned long long)c2);
+	/* Where the draws run from next, after a run from c1. */
+	tap_eq(amp_tlb_draws_anchor(64, 1, 63.5, 2048), 0, "an end within a twentieth (+1) of c1: the run stands");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 68.1, 2048), 0, "4.1 over 64 too");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 68.3, 2048), 68, "4.3 over it: from the end");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 60.6, 2048), 0, "3.4 under it stands (the draws' own pages)");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 55.6, 2048), 56, "8.4 under it: from the end");
+	tap_eq(amp_tlb_draws_anchor(57, 1, 64.0, 2048), 64, "a sweep read 57 for 64: from 64");
+	tap_eq(amp_tlb_draws_anchor(128, 0, 121.7, 16384), 0, "128 with its end at 121.7 (code past the caches) stands");
+	tap_eq(amp_tlb_draws_anchor(5, -1, 0, 34), 34, "no first level ended by 34 pages: from 34");
+	tap_eq(amp_tlb_draws_anchor(64, 0, 0, 2048), 0, "no end without a refusal: the run stands");
+	tap_eq(amp_tlb_draws_anchor(64, -1, 0, 64), 0, "no point past c1: nowhere to go");
 	/* The data side's pick between the cyclic sweep and the draws. */
 	tap_eq(amp_tlb_second_entries(1243, 2061), 2061, "a sweep 40%% under the draws gives way to them");
 	tap_eq(amp_tlb_second_entries(2600, 2061), 2061, "so does one 26%% over them");
@@ -689,6 +700,154 @@ static void test_dtlb_draws(void)
 	}
 }
 
+/* The TLB sweeps of op on spec (seed 3) with a sibling's spell that
+ * holds `ways` ways of its level-`level` TLBs from access `from` to
+ * `until` (ways 0: none); *total, the accesses they took.  0, or -1
+ * (said so). */
+static int spell_sweeps(const char *text, enum amp_op op, int level, unsigned ways, uint64_t from, uint64_t until,
+			struct amp_tlb_timing *o, uint64_t *total)
+{
+	struct amp_host host = { 0 };
+	struct sim_spec spec;
+	char err[256] = "";
+	int rc = -1;
+
+	if (sim_spec_parse(text, &spec, err, sizeof err) == 0) {
+		spec.seed = 3;
+		spec.sibling_tlb_ways[level - 1] = ways;
+		spec.sibling_from = from;
+		spec.sibling_until = until;
+		host.sim = sim_create(&spec, err, sizeof err);
+		rc = host.sim ? amp_tlb_timing_measure_op(&host, op, 1, 5, o, err, sizeof err) : -1;
+	}
+	if (rc < 0)
+		tap_ok(0, "random %s, a spell: the sweeps run (%s)", op == AMP_OP_IFETCH ? "jumps" : "loads", err);
+	else
+		*total = sim_total_accesses(host.sim);
+	sim_destroy(host.sim);
+	return rc;
+}
+
+/* A sibling's busy spell that holds half the ways of the second TLB
+ * level over part of the draws (the sim's sibling_tlb_ways): the points
+ * timed in it depart early, as the Zen 3 guest's L2 ITLB read 411 in a
+ * run whose points from 875 pages on matched runs that read 510 and
+ * 512.  Each point's second look, after the spell, gives the level's
+ * entries back in every window; in some the first look alone read
+ * another count, or none, and the code says so (amp_tlb_draws_looks). */
+static void test_draws_spell(void)
+{
+	static const struct {
+		enum amp_op op;
+		const char *spec;
+		unsigned ways;
+		uint64_t c2;
+	} rows[] = {
+		{ AMP_OP_LOAD,
+		  "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;L2:size=1M,line=64,assoc=16;"
+		  "DTLB:entries=64,assoc=4;STLB:entries=1536,assoc=6", 3, 1536 },
+		{ AMP_OP_IFETCH,
+		  "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=64,assoc=full;"
+		  "STLB:entries=512,assoc=4", 2, 512 },
+	};
+	/* Spells over these twentieths of a quiet run's accesses (the
+	 * draws' first look runs in them; windows from 0/20 to 19/20 left
+	 * every other count exact). */
+	static const int windows[] = { 15, 16, 17 };
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const char *what = rows[i].op == AMP_OP_IFETCH ? "jumps" : "loads";
+		uint64_t total = 0;
+		int changed = 0;
+
+		if (!tap_in_budget("draws: a sibling's spell, random %s", what))
+			return;
+		for (int k = -1; k < (int)(sizeof windows / sizeof windows[0]); k++) {
+			struct amp_tlb_timing o;
+			char looks[64];
+			uint64_t got, took;
+
+			if (spell_sweeps(rows[i].spec, rows[i].op, 2, k < 0 ? 0 : rows[i].ways,
+					 k < 0 ? 0 : total * (uint64_t)windows[k] / 20,
+					 k < 0 ? 0 : total * (uint64_t)(windows[k] + 1) / 20, &o, &took) < 0)
+				return;
+			if (k < 0)
+				total = took;
+			got = rows[i].op == AMP_OP_LOAD ? o.draws_entries : (o.nlevels > 1 ? o.lv[1].entries : 0);
+			amp_tlb_draws_looks(&o, got, looks, sizeof looks);
+			changed += looks[0] != '\0';
+			if (k < 0) {
+				tap_ok(fabs((double)got - (double)rows[i].c2) <= 0.05 * (double)rows[i].c2 && !looks[0],
+				       "random %s, no spell: %llu entries within 5%% (got %llu), the looks agree%s", what,
+				       (unsigned long long)rows[i].c2, (unsigned long long)got, looks);
+				continue;
+			}
+			tap_ok(fabs((double)got - (double)rows[i].c2) <= 0.05 * (double)rows[i].c2,
+			       "random %s, a spell holding %u ways over %d/20 to %d/20 of the run: %llu entries within 5%% (got %llu%s)",
+			       what, rows[i].ways, windows[k], windows[k] + 1, (unsigned long long)rows[i].c2,
+			       (unsigned long long)got, looks);
+		}
+		tap_ok(changed > 0, "random %s: in %d of %zu windows the first look alone read another count", what, changed,
+		       sizeof windows / sizeof windows[0]);
+	}
+}
+
+/* A sibling's spell that holds half the first TLB level while the
+ * cyclic sweep runs, and ends before the draws: the sweep reads the
+ * half it had (39 of 64 here), the draws' points end at 64, and they
+ * run again from there; 64 replaces the sweep's count, the ways are
+ * judged again against it, and the level below is found as without
+ * the spell.  Windows: from the start to these fortieths of a quiet
+ * run (windows to 15/40 or more reach into the draws). */
+static void test_first_level_spell(void)
+{
+	static const struct {
+		enum amp_op op;
+		const char *spec;
+		unsigned ways, assoc, until[2];
+		uint64_t c2;
+	} rows[] = {
+		{ AMP_OP_IFETCH,
+		  "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;ITLB:entries=64,assoc=full;"
+		  "STLB:entries=512,assoc=4", 32, 64, { 7, 11 }, 512 },
+		{ AMP_OP_LOAD,
+		  "L1d:size=32K,line=64,assoc=8;L1i:size=32K,line=64,assoc=8;L2:size=1M,line=64,assoc=16;"
+		  "DTLB:entries=64,assoc=4;STLB:entries=1536,assoc=6", 2, 4, { 3, 7 }, 1536 },
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const char *what = rows[i].op == AMP_OP_IFETCH ? "jumps" : "loads";
+		uint64_t total = 0;
+
+		if (!tap_in_budget("draws: a spell over the first level's sweep, random %s", what))
+			return;
+		for (int k = -1; k < 2; k++) {
+			struct amp_tlb_timing o;
+			uint64_t c2, took;
+
+			if (spell_sweeps(rows[i].spec, rows[i].op, 1, k < 0 ? 0 : rows[i].ways, 0,
+					 k < 0 ? 0 : total * rows[i].until[k] / 40, &o, &took) < 0)
+				return;
+			if (k < 0) {
+				total = took;
+				tap_ok(o.lv[0].entries == 64 && !o.first_replaced,
+				       "random %s, no spell: the sweep's 64 first-level entries stand (got %llu)", what,
+				       (unsigned long long)o.lv[0].entries);
+				continue;
+			}
+			c2 = o.nlevels > 1 ? o.lv[1].entries : 0;
+			tap_ok(o.first_replaced && o.first_replaced < 60 && o.lv[0].entries >= 62 && o.lv[0].entries <= 66 &&
+				       o.lv[0].assoc == (rows[i].assoc == 64 ? o.lv[0].entries : rows[i].assoc) &&
+				       fabs((double)c2 - (double)rows[i].c2) <= 0.05 * (double)rows[i].c2,
+			       "random %s, a spell holding %u of the first level's ways to %u/40 of the run: the sweep read "
+			       "%llu, the draws 64 within 3%% (got %llu, ways %llu: %s), %llu below within 5%% (got %llu: %s)",
+			       what, rows[i].ways, rows[i].until[k], (unsigned long long)o.first_replaced,
+			       (unsigned long long)o.lv[0].entries, (unsigned long long)o.lv[0].assoc, o.lv[0].assoc_reason,
+			       (unsigned long long)rows[i].c2, (unsigned long long)c2, o.draws_reason);
+		}
+	}
+}
+
 int main(void)
 {
 	for (const struct tcase *c = cases; c->spec; c++)
@@ -705,5 +864,7 @@ int main(void)
 	tap_run(test_draws_rule());
 	tap_run(test_itlb_draws());
 	tap_run(test_dtlb_draws());
+	tap_run(test_draws_spell());
+	tap_run(test_first_level_spell());
 	return tap_done();
 }
