@@ -798,12 +798,12 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 		noise(m, va, pa, side);
 	if (m->busy_sibling)
 		sibling(m);
-	if (m->spec.sibling_ways && side == 0 && m->total > m->spec.sibling_from &&
-	    m->total <= m->spec.sibling_until)
-		sibling_loop(m, va, pa);
-	if ((m->spec.sibling_tlb_ways[0] || m->spec.sibling_tlb_ways[1]) && m->total > m->spec.sibling_from &&
-	    m->total <= m->spec.sibling_until)
-		sibling_tlb_loop(m, va, side);
+	if (m->spec.sibling_until && m->total > m->spec.sibling_from && m->total <= m->spec.sibling_until) {
+		if (m->spec.sibling_ways && side == 0)
+			sibling_loop(m, va, pa);
+		if (m->spec.sibling_tlb_ways[0] || m->spec.sibling_tlb_ways[1])
+			sibling_tlb_loop(m, va, side);
+	}
 
 	for (k = 0; k < m->ntpath[side]; k++) {
 		struct level *l = &m->lv[m->tpath[side][k]];

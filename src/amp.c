@@ -309,8 +309,8 @@ static void draws_pages(const struct amp_tlb_timing *t, int sim, const char *sep
 		snprintf(buf, len, "%spages of their own: %.150s", sep, t->alias_reason);
 }
 
-/* How the data TLB levels were read: the cyclic sweep, or for the
- * second level the random draws where they replaced it (tlb_timing.c). */
+/* How the data TLB levels were read: the cyclic sweep, or the random
+ * draws where they replaced its count (tlb_timing.c). */
 static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, int sim)
 {
 	char pages[AMP_REASON_LEN], looks[64];
@@ -319,23 +319,25 @@ static void data_tlb_codes(struct amp_ctx *ctx, const struct amp_tlb_timing *t, 
 	amp_tlb_draws_looks(t, t->draws_entries, looks, sizeof looks);
 	for (int i = 0; i < ctx->nlv; i++) {
 		struct amp_level *lv = &ctx->lv[i];
-		int drawn = lv->level == 2 && t->nlevels > 1 && t->draws_entries && t->lv[1].entries == t->draws_entries;
+		int first = lv->level == 1;
+		/* Level 1 came from the draws where they replaced the sweep's;
+		 * level 2 where its entries are theirs. */
+		int drawn = first ? t->first_replaced != 0
+				  : t->nlevels > 1 && t->draws_entries && t->lv[1].entries == t->draws_entries;
+		uint64_t replaced = first ? t->first_replaced : t->draws_replaced;
 
 		if (lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_TLB || !lv->measurable)
 			continue;
-		if (lv->level == 1 && t->first_replaced)
-			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)",
-				 pages, (unsigned long long)t->first_replaced);
-		else if (!drawn && lv->level == 2 && !t->draws_entries && t->draws_reason[0])
+		if (!drawn && lv->level == 2 && !t->draws_entries && t->draws_reason[0])
 			snprintf(lv->code, sizeof lv->code,
 				 "loads, one per page in a random cycle, each on another line (random draws found no level: %.150s)",
 				 t->draws_reason);
 		else if (!drawn)
 			snprintf(lv->code, sizeof lv->code, "loads, one per page in a random cycle, each on another line%s",
 				 lv->level == 2 && t->draws_entries ? " (random draws agree)" : "");
-		else if (t->draws_replaced)
+		else if (replaced)
 			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s (the cycle read %llu)%s",
-				 pages, (unsigned long long)t->draws_replaced, looks);
+				 pages, (unsigned long long)replaced, first ? "" : looks);
 		else
 			snprintf(lv->code, sizeof lv->code, "loads of pages drawn at random, one line each%.150s%s", pages, looks);
 	}

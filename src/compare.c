@@ -61,6 +61,16 @@ static int64_t reported_value(const struct amp_reported_cache *c, const char *pa
 	return c->ways ? (int64_t)c->ways : (int64_t)(c->line ? c->size / c->line : 0);
 }
 
+/* The same for a TLB; fully associative: as many ways as entries. */
+static int64_t reported_tlb_value(const struct amp_reported_tlb *tl, const char *param)
+{
+	if (strcmp(param, "entries") == 0)
+		return (int64_t)tl->entries;
+	if (strcmp(param, "page") == 0)
+		return (int64_t)tl->page;
+	return (int64_t)(tl->ways ? tl->ways : tl->entries);
+}
+
 /* Whether the report describes lv as the last cache level. */
 static int last_level(const struct amp_report *r, const struct amp_vendor *v, int level)
 {
@@ -156,6 +166,20 @@ static void set_measured(struct amp_compare_row *row, const struct amp_param *p,
 	row->measured = use->value;
 	snprintf(row->measured_how, sizeof row->measured_how, "%s%s", use->method ? use->method : "?",
 		 use == fallback ? ", effective" : "");
+}
+
+/* A level's ways: where it is fully associative, as many as its size
+ * holds units (lines of a cache; 1 for a TLB, whose size is its
+ * entries), unit 0 where that is unknown. */
+static void set_measured_ways(struct amp_compare_row *row, const struct amp_level *lv, int64_t unit)
+{
+	if (!lv->fully_associative || !amp_param_conclusive(&lv->size) || unit <= 0) {
+		set_measured(row, &lv->assoc, NULL);
+		return;
+	}
+	row->has_measured = 1;
+	row->measured = lv->size.value / unit;
+	snprintf(row->measured_how, sizeof row->measured_how, "%s", lv->size.method);
 }
 
 /* Whether a measured value differs from a reported one: exactly, or by
@@ -272,12 +296,8 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 				set_measured(row, &lv->size, &lv->effective_size);
 			} else if (k == 1) {
 				set_measured(row, &lv->line, NULL);
-			} else if (lv->fully_associative && amp_param_conclusive(&lv->size) && lv->line.known) {
-				row->has_measured = 1;
-				row->measured = lv->size.value / lv->line.value;
-				snprintf(row->measured_how, sizeof row->measured_how, "%s", lv->size.method);
 			} else {
-				set_measured(row, &lv->assoc, NULL);
+				set_measured_ways(row, lv, lv->line.known ? lv->line.value : 0);
 			}
 			verdict(row, agree_share(row, lv));
 			if (row->verdict == AMP_AGREE && reported_differs(row, row->measured, 0))
@@ -314,24 +334,17 @@ void amp_compare_build(const struct amp_report *r, const struct amp_vendor *v, s
 
 			if (!row)
 				return;
-			/* Fully associative: as many ways as entries, as for caches. */
 			if (tl) {
 				row->has_cpuid = 1;
-				row->cpuid = k == 0 ? (int64_t)tl->entries
-					     : k == 1 ? (int64_t)tl->page
-					     : (int64_t)(tl->ways ? tl->ways : tl->entries);
+				row->cpuid = reported_tlb_value(tl, tlb_params[k]);
 			}
 			if (!lv || !lv->measurable) {
 				snprintf(row->measured_how, sizeof row->measured_how, "-");
 				snprintf(row->why, sizeof row->why, "%s", lv ? lv->nc_reason : "amp found no such level");
 			} else if (k < 2) {
 				set_measured(row, k == 0 ? &lv->size : &lv->line, NULL);
-			} else if (lv->fully_associative && amp_param_conclusive(&lv->size)) {
-				row->has_measured = 1;
-				row->measured = lv->size.value;
-				snprintf(row->measured_how, sizeof row->measured_how, "%s", lv->size.method);
 			} else {
-				set_measured(row, &lv->assoc, NULL);
+				set_measured_ways(row, lv, 1); /* a TLB's size is its entries */
 			}
 			verdict(row, 0);
 			if (row->verdict != AMP_DIFFER)

@@ -1393,7 +1393,7 @@ void amp_tlb_draws_looks(const struct amp_tlb_timing *o, uint64_t entries, char 
 		return;
 	if (o->draws_first_found <= 0)
 		snprintf(buf, len, " (the first look found none)");
-	else if (amp_tlb_second_entries(o->draws_first, entries) != o->draws_first)
+	else if (fabs((double)o->draws_first - (double)entries) > DRAW_AGREE * (double)entries)
 		snprintf(buf, len, " (the first look read %llu)", (unsigned long long)o->draws_first);
 }
 
