@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include "alias.h"
 #include "amp.h"
 #include "cpu.h"
 #include "cpu_sys.h"
@@ -304,7 +305,7 @@ static void draws_pages(const struct amp_tlb_timing *t, int sim, const char *sep
 {
 	buf[0] = '\0';
 	if (!sim && t->ndraws && t->draws_aliased)
-		snprintf(buf, len, "%severy page an alias of one shared page", sep);
+		snprintf(buf, len, "%severy page an alias of one of %u shared pages, by its line", sep, AMP_ALIAS_COPIES);
 	else if (!sim && t->ndraws)
 		snprintf(buf, len, "%spages of their own: %.150s", sep, t->alias_reason);
 }
@@ -520,14 +521,15 @@ static int characterise_cpu(const struct amp_config *cfg, const struct amp_host 
 }
 
 /* Exit status 1 (amp(1)): a parameter whose votes split, or one marked
- * inconclusive with too few votes (a lone 33 among failed searches). */
+ * inconclusive with too few votes (a lone 33 among failed searches),
+ * also where a later check left it unknown (the mark stays). */
 static int inconclusive(const struct amp_ctx *c)
 {
 	for (int i = 0; i < c->nlv; i++)
 		for (int k = 0; c->lv[i].selected && c->lv[i].measurable && k < AMP_NPARAMS; k++) {
 			const struct amp_param *p = amp_level_param(&c->lv[i], k);
 
-			if (p->known && (p->inconclusive || p->confidence < 0.5))
+			if (p->inconclusive || (p->known && p->confidence < 0.5))
 				return 1;
 		}
 	return 0;

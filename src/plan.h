@@ -82,7 +82,7 @@ struct amp_plan {
 	 * the same visits every repetition). */
 	uint64_t visit_seed;
 	/* Real machine, IJUMP and DRAW sequences: every `alias` bytes of
-	 * the region map one shared page (for IJUMP of code,
+	 * the region map a shared page (synth/alias.h; for IJUMP of code,
 	 * amp_jumpchain_build_aliased; for DRAW of data, read-only, apart
 	 * from the region), so the caches see one page however many pages
 	 * the TLBs see; 0: pages of their own.  The simulated machine keeps

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "alias.h"
 #include "jumpchain.h"
 #include "memlimit.h"
 #include "plan.h"
@@ -102,7 +103,7 @@ struct real_plan {
 	struct amp_jumpchain *code[AMP_PLAN_MAX_SEQ];
 	uint64_t *table[AMP_PLAN_MAX_SEQ];      /* IJUMP: the drawn targets, then the exit; DRAW: addresses */
 	unsigned table_walks[AMP_PLAN_MAX_SEQ]; /* walks of n visits the table holds */
-	uint8_t *aliased;       /* DRAW with alias: the region's pages, each one shared page */
+	uint8_t *aliased;       /* DRAW with alias: the region's pages, each a shared one (alias.h) */
 	size_t aliased_size;
 	uint64_t reserved;      /* bytes held under the memory bound */
 	int borrowed;           /* base is an arena's: not unmapped here */
@@ -291,11 +292,12 @@ static int build_indirect(const struct amp_plan *p, int s, struct real_plan *rp,
 	return 0;
 }
 
-/* `size` bytes of address space whose every `page` bytes map one shared
- * page of zeros (a memfd), read-only; NULL with the reason.  Each page
+/* `size` bytes of address space whose every `page` bytes map one of the
+ * shared pages of zeros (synth/alias.c: the copy the page's offset
+ * among off[0..n-1] names), read-only; NULL with the reason.  Each page
  * is a mapping of its own, so their number is bounded. */
 #define ALIAS_MOST_PAGES (1u << 15)
-static uint8_t *map_aliased(uint64_t size, uint64_t page, char *err, size_t len)
+static uint8_t *map_aliased(uint64_t size, uint64_t page, const uint64_t *off, size_t n, char *err, size_t len)
 {
 	long sys = sysconf(_SC_PAGESIZE);
 	uint8_t *at = MAP_FAILED;
@@ -306,36 +308,28 @@ static uint8_t *map_aliased(uint64_t size, uint64_t page, char *err, size_t len)
 			 (unsigned long long)size, (unsigned long long)page, ALIAS_MOST_PAGES);
 		return NULL;
 	}
-	fd = memfd_create("amp-alias", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)page) < 0) {
-		snprintf(err, len, "aliased pages: a shared page (memfd): %s", strerror(errno));
-		goto fail;
-	}
+	if ((fd = amp_alias_fd("amp-alias", NULL, page, err, len)) < 0)
+		return NULL;
 	at = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (at == MAP_FAILED) {
 		snprintf(err, len, "aliased pages: mmap of %llu bytes: %s", (unsigned long long)size, strerror(errno));
 		goto fail;
 	}
-	for (uint64_t p = 0; p < size; p += page)
-		if (mmap(at + p, page, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-			snprintf(err, len, "aliased pages: mapping page %llu of the shared one: %s",
-				 (unsigned long long)(p / page), strerror(errno));
-			goto fail;
-		}
+	if (amp_alias_map(at, size, page, fd, PROT_READ, off, n, err, len) < 0)
+		goto fail;
 	close(fd);
 	return at;
 fail:
 	if (at != MAP_FAILED)
 		munmap(at, size);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return NULL;
 }
 
 int amp_alias_check(char *why, size_t len)
 {
 	long sys = sysconf(_SC_PAGESIZE);
-	uint8_t *at = sys > 0 ? map_aliased(2 * (uint64_t)sys, (uint64_t)sys, why, len) : NULL;
+	uint8_t *at = sys > 0 ? map_aliased(2 * (uint64_t)sys, (uint64_t)sys, NULL, 0, why, len) : NULL;
 
 	if (sys <= 0)
 		snprintf(why, len, "aliased pages: the system page size is unknown");
@@ -345,12 +339,13 @@ int amp_alias_check(char *why, size_t len)
 	return 0;
 }
 
-/* A DRAW sequence's table, on aliased pages where the plan asks. */
+/* A DRAW sequence's table, on aliased pages where the plan asks (the
+ * first such sequence's offsets name the copies the pages map). */
 static int build_draws(const struct amp_plan *p, int s, struct real_plan *rp, char *err, size_t len)
 {
 	if (p->alias && !rp->aliased) {
 		rp->aliased_size = (p->region + p->alias - 1) / p->alias * p->alias;
-		rp->aliased = map_aliased(rp->aliased_size, p->alias, err, len);
+		rp->aliased = map_aliased(rp->aliased_size, p->alias, p->seq[s].off, p->seq[s].n, err, len);
 		if (!rp->aliased)
 			return -1;
 	}

@@ -150,19 +150,28 @@ uint64_t amp_tlb_second_entries(uint64_t sweep, uint64_t drawn);
  * end is not c1; *p1 always; *end, the first level's end by the draws:
  * where the line of the points on p1's meets zero, of the two lines
  * judged (points 2 to 4, and to DRAW_FIT_LAST) the one nearer c1 (0
- * where no first level ended). */
+ * where no first level ended), and *end_se its standard error. */
 int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const double *e, int m, double tau,
-			double *p1, uint64_t *c2, double *p2, double *end, char *why, size_t len);
+			double *p1, uint64_t *c2, double *p2, double *end, double *end_se, char *why, size_t len);
 
 /* Where the draws run from next, after a run from a first level of c1
  * entries that found `found` (amp_tlb_draws_reach), its points' line
- * ending at `end` (0: none), its last point at `last` pages: 0 where
- * the run stands (the end within a twentieth of c1, +1, or up to 4
- * entries more under it: the draws' own accesses take some), the end
+ * ending at `end` (0: none) with standard error `se`, its last point
+ * at `last` pages: 0 where the run stands (the end within a twentieth
+ * of c1, +1, and 3 se; or up to 4 entries, or 15% of c1, more under
+ * it: the draws' own accesses take some), the end
  * where it lies elsewhere, the last point where no first level ended
  * among them (found -1 with no end: every point cost as little as those
  * under c1). */
-uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, uint64_t last);
+uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, double se, uint64_t last);
+/* After run k (from 0) of the draws from c1 entries, the sweep's count
+ * being `sweep`: where the next run starts (amp_tlb_draws_anchor, or
+ * the sweep's count where the end agrees with it; 0: no more runs, at
+ * most four) and *settled, whether this run's end agreed with c1 (a
+ * count of the draws stands only then; from a count of theirs, their
+ * end must lie within a twentieth of it, +1, with no allowance). */
+uint64_t amp_tlb_draws_next(uint64_t sweep, uint64_t c1, int found, double end, double se, uint64_t last, int k,
+			    int *settled);
 
 /* Measures the data TLBs of host (real when host->sim is NULL) with the
  * minimum of reps runs per point (one on an exact simulated machine) and

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "alias.h"
 #include "jumpchain.h"
 
 struct amp_jumpchain {
@@ -415,10 +416,11 @@ static int claim(uint8_t *used, uint64_t page, uint64_t at, uint64_t foot)
 	return 0;
 }
 
-/* Aliased indirect chains: every page of the region maps one shared
- * page (a memfd) holding the blocks of every offset's place in its
- * page, so however many pages the jumps visit their code is one page's
- * lines: the caches see one page while the TLBs see them all.  (With
+/* Aliased indirect chains: every page of the region maps a shared page
+ * (a memfd; one of the copies synth/alias.c names) holding the blocks
+ * of every offset's place in its page, so however many pages the jumps
+ * visit their code is one page's lines: the caches see one page while
+ * the TLBs see them all.  (With
  * pages of their own the lines outgrow the L1i as the pages grow: on
  * the Zen 3 guest the control rose from 14.2 ticks a jump at 256 lines
  * to 18.2 at 512; aliased, it ran at 14.2 from 76 to 1722 lines.) */
@@ -463,11 +465,8 @@ struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page
 	emit_exit_entry(img, first);
 	if (exec_refused(err, len))
 		goto fail;
-	fd = memfd_create("amp-ijump", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)page) < 0 || pwrite(fd, img, page, 0) != (ssize_t)page) {
-		snprintf(err, len, "jump chain: a shared code page (memfd): %s", strerror(errno));
+	if ((fd = amp_alias_fd("amp-ijump", img, page, err, len)) < 0)
 		goto fail;
-	}
 	size = (region + page - 1) / page * page;
 	if (!(jc = calloc(1, sizeof *jc))) {
 		snprintf(err, len, "jump chain: out of memory");
@@ -480,11 +479,10 @@ struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page
 		goto fail;
 	}
 	jc->size = size;
-	for (uint64_t p = 0; p < size; p += page)
-		if (mmap(jc->code + p, page, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-			snprintf(err, len, "executable mappings are refused here (%s)", strerror(errno));
-			goto fail;
-		}
+	if (amp_alias_map(jc->code, size, page, fd, PROT_READ | PROT_EXEC, off, n, err, len) < 0) {
+		snprintf(err, len, "executable mappings are refused here (%s)", strerror(errno));
+		goto fail;
+	}
 #if defined(__aarch64__)
 	__builtin___clear_cache((char *)jc->code, (char *)jc->code + page);
 #endif

@@ -39,7 +39,7 @@ void amp_jumpchain_run(const struct amp_jumpchain *jc, uint64_t times);
 struct amp_jumpchain *amp_jumpchain_build_indirect(uint64_t region, const uint64_t *off, size_t n,
 						   char *err, size_t len);
 /* The same with every `page` bytes of the region (a whole number of
- * system pages) mapping one shared page, which holds the blocks of all
+ * system pages) mapping a shared page (synth/alias.h), which holds the blocks of all
  * the offsets' places in their pages: the TLBs see the region's pages,
  * the caches one page's lines.  Offsets whose places overlap are
  * refused.  NULL with the reason (executable or shared mappings

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "alias.h"
 #include "amp.h"
 #include "counters.h"
 #include "jumpchain.h"
@@ -617,6 +618,82 @@ static void test_load(void)
 	tap_eq(amp_load_read(path, &a), -1, "load: a missing file");
 }
 
+/* The sum of j's digits in base `lines`, modulo lines: the line the TLB
+ * draws take on their j-th page (tlb_timing.c's spread_line). */
+static uint64_t draws_line(uint64_t j, uint64_t lines)
+{
+	uint64_t sum = 0;
+
+	for (; j; j /= lines)
+		sum += j % lines;
+	return sum % lines;
+}
+
+/* Aliased pages map copies by line (synth/alias.c): no copy is mapped
+ * more often than a shadowing hypervisor's bound allows (KVM: 1000) for
+ * the TLB draws' largest tables, each line place lies in one copy (the
+ * caches still see one page's lines), and the mappings reach the copy
+ * named. */
+static void test_alias_copies(void)
+{
+	const uint64_t page = 4096, most = 16384; /* the draws' EN_MAX */
+	static uint64_t off[16384];
+	static uint8_t copy[16384];
+	char err[256];
+
+	for (unsigned slot = 64; slot <= 128; slot *= 2) {
+		unsigned uses[AMP_ALIAS_COPIES] = { 0 }, busiest = 0, split = 0;
+		int place_copy[64];
+
+		for (uint64_t j = 0; j < most; j++)
+			off[j] = j * page + draws_line(j, page / slot) * slot;
+		amp_alias_copies(page, off, most, most, copy);
+		memset(place_copy, -1, sizeof place_copy);
+		for (uint64_t j = 0; j < most; j++) {
+			int place = (int)(off[j] % page / 64);
+
+			uses[copy[j]]++;
+			split += place_copy[place] >= 0 && place_copy[place] != copy[j];
+			place_copy[place] = copy[j];
+		}
+		for (unsigned c = 0; c < AMP_ALIAS_COPIES; c++)
+			busiest = uses[c] > busiest ? uses[c] : busiest;
+		tap_ok(busiest <= 512, "alias: %u pages with a line each %u B apart map no copy more than 512 times (%u)",
+		       (unsigned)most, slot, busiest);
+		tap_eq(split, 0, "alias: each line place of the %u B slots lies in one copy", slot);
+	}
+	/* Pages of several lines take their lowest's copy; pages with none, 0. */
+	{
+		uint64_t some[3] = { 2 * page + 640, 2 * page + 192, 3 * page + 4032 };
+
+		amp_alias_copies(page, some, 3, 5, copy);
+		tap_ok(copy[0] == 0 && copy[1] == 0 && copy[2] == 3 && copy[3] == 63 && copy[4] == 0,
+		       "alias: a page maps its lowest line's copy, an untouched one copy 0 (%u %u %u %u %u)", copy[0],
+		       copy[1], copy[2], copy[3], copy[4]);
+	}
+	/* Mapped for real: each copy of this memfd holds its own number. */
+	{
+		long sys = sysconf(_SC_PAGESIZE);
+		uint64_t ps = sys > 0 ? (uint64_t)sys : 4096, at_line[4] = { 0, ps + 5 * 64, 2 * ps + 64, 3 * ps + 5 * 64 + 8 };
+		int fd = memfd_create("amp-test-alias", MFD_CLOEXEC);
+		int ok = fd >= 0 && ftruncate(fd, (off_t)(ps * AMP_ALIAS_COPIES)) == 0;
+		uint8_t *at = mmap(NULL, 4 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		for (unsigned c = 0; ok && c < AMP_ALIAS_COPIES; c++) {
+			uint8_t b = (uint8_t)c;
+
+			ok = pwrite(fd, &b, 1, (off_t)(c * ps)) == 1;
+		}
+		ok = ok && at != MAP_FAILED && amp_alias_map(at, 4 * ps, ps, fd, PROT_READ, at_line, 4, err, sizeof err) == 0;
+		tap_ok(ok && at[0] == 0 && at[ps] == 5 && at[2 * ps] == 1 && at[3 * ps] == 5,
+		       "alias: pages read the copies their lines name: %s", ok ? "mapped" : err);
+		if (at != MAP_FAILED)
+			munmap(at, 4 * ps);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int main(void)
 {
 	test_pin();
@@ -624,6 +701,7 @@ int main(void)
 	test_plans();
 	test_sim_runner();
 	test_real_runner();
+	test_alias_copies();
 	test_latency_sim();
 	return tap_done();
 }

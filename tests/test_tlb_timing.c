@@ -480,24 +480,24 @@ static void draws_curve(uint64_t c2, double p2, uint64_t per_page, double spike,
 static void test_draws_rule(void)
 {
 	uint64_t n[32], c2;
-	double e[32], p1, p2, end;
+	double e[32], p1, p2, end, se;
 	char why[256];
 	int m;
 
 	for (uint64_t per_page = 2; per_page <= 32; per_page *= 16) {
 		draws_curve(320, 60, per_page, 0, n, e, &m);
-		tap_eq(amp_tlb_draws_reach(64, per_page, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
+		tap_eq(amp_tlb_draws_reach(64, per_page, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 1,
 		       "random jumps: a second level is found (control %llu lines a page)", (unsigned long long)per_page);
 		tap_ok(c2 >= 310 && c2 <= 330, "its 320 entries within 3%% (got %llu)", (unsigned long long)c2);
 		tap_ok(fabs(p1 - 4) < 0.12 && fabs(p2 - 60) < 6, "a first-level miss 4 ticks, a walk 60 (got %.2f, %.1f)",
 		       p1, p2);
 	}
 	draws_curve(320, 0, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 0,
 	       "no level below the first: none found");
 	tap_has(why, "no level below it ends there", "and why says so");
 	draws_curve(320, 0, 32, 1.5, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 0,
 	       "one slow point that the next does not confirm is no level");
 	/* A first level read far too small (5 of 64 entries): the points
 	 * past it cost nothing, so no level is read off them. */
@@ -506,25 +506,26 @@ static void test_draws_rule(void)
 		n[m] = (uint64_t)llround(5 * exp2(j / 4.0));
 		e[m] = (n[m] > 64 ? 4 * (1 - 64.0 / (double)n[m]) : 0) + (n[m] > 320 ? 60 * (1 - 320.0 / (double)n[m]) : 0);
 	}
-	tap_eq(amp_tlb_draws_reach(5, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), -1,
+	tap_eq(amp_tlb_draws_reach(5, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), -1,
 	       "a first level read too small: no second level read past it");
 	tap_has(why, "no first level ends at 5 entries", "and why says so");
 	draws_curve(320, 60, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(96, 32, n + 2, e + 2, m - 2, 0.1, &p1, &c2, &p2, &end, why, sizeof why), -1,
+	tap_eq(amp_tlb_draws_reach(96, 32, n + 2, e + 2, m - 2, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), -1,
 	       "a first level read too large (96 of 64): no second level read past it");
 	tap_has(why, "first level's end at 64 entries, not 96", "and why says where the draws put it");
 	draws_curve(320, 60, 32, 0, n, e, &m);
-	tap_eq(amp_tlb_draws_reach(100, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0,
+	tap_eq(amp_tlb_draws_reach(100, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 0,
 	       "points at or under the first level's entries are refused");
 	tap_has(why, "must climb past", "and why says so");
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 0, "five points are too few");
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, 5, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 0,
+	       "five points are too few");
 	tap_has(why, "too few", "and why says so");
 	/* Two of the first three points past the first level slow (by 0.2
 	 * ticks): p1 comes from every point before the departure. */
 	draws_curve(1024, 60, 32, 0, n, e, &m);
 	e[2] += 0.2;
 	e[3] += 0.2;
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 1,
 	       "two slow points of the first three: the second level is found");
 	tap_ok(fabs(p1 - 4) < 0.12 && c2 >= 993 && c2 <= 1055, "a first-level miss 4 ticks, 1024 entries within 3%% (got %.2f, %llu)",
 	       p1, (unsigned long long)c2);
@@ -534,21 +535,45 @@ static void test_draws_rule(void)
 	draws_curve(1024, 60, 32, 0, n, e, &m);
 	e[2] += 0.8;
 	e[3] += 0.4;
-	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, why, sizeof why), 1,
+	tap_eq(amp_tlb_draws_reach(64, 32, n, e, m, 0.1, &p1, &c2, &p2, &end, &se, why, sizeof why), 1,
 	       "the first level's end is judged on the points to 6.7 c1 (%s)", why);
 	tap_ok(fabs(p1 - 4) < 0.12 && c2 >= 993 && c2 <= 1055, "a first-level miss 4 ticks, 1024 entries within 3%% (got %.2f, %llu)",
 	       p1, (unsigned long long)c2);
 	/* Where the draws run from next, after a run from c1. */
-	tap_eq(amp_tlb_draws_anchor(64, 1, 63.5, 2048), 0, "an end within a twentieth (+1) of c1: the run stands");
-	tap_eq(amp_tlb_draws_anchor(64, 1, 68.1, 2048), 0, "4.1 over 64 too");
-	tap_eq(amp_tlb_draws_anchor(64, 1, 68.3, 2048), 68, "4.3 over it: from the end");
-	tap_eq(amp_tlb_draws_anchor(64, 1, 60.6, 2048), 0, "3.4 under it stands (the draws' own pages)");
-	tap_eq(amp_tlb_draws_anchor(64, 1, 55.6, 2048), 56, "8.4 under it: from the end");
-	tap_eq(amp_tlb_draws_anchor(57, 1, 64.0, 2048), 64, "a sweep read 57 for 64: from 64");
-	tap_eq(amp_tlb_draws_anchor(128, 0, 121.7, 16384), 0, "128 with its end at 121.7 (code past the caches) stands");
-	tap_eq(amp_tlb_draws_anchor(5, -1, 0, 34), 34, "no first level ended by 34 pages: from 34");
-	tap_eq(amp_tlb_draws_anchor(64, 0, 0, 2048), 0, "no end without a refusal: the run stands");
-	tap_eq(amp_tlb_draws_anchor(64, -1, 0, 64), 0, "no point past c1: nowhere to go");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 63.5, 0, 2048), 0, "an end within a twentieth (+1) of c1: the run stands");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 68.1, 0, 2048), 0, "4.1 over 64 too");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 68.3, 0, 2048), 68, "4.3 over it: from the end");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 60.6, 0, 2048), 0, "3.4 under it stands (the draws' own pages)");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 52.5, 0, 2048), 0, "11.5 under it too (4.2, and 15%%: 9.6)");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 50.0, 0, 2048), 50, "14 under it: from the end");
+	tap_eq(amp_tlb_draws_anchor(16, 1, 9.9, 0, 2048), 10, "6.1 under 16: from the end (4 entries over 15%%)");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 96.8, 9.9, 2048), 0, "an end 32.8 over with a standard error of 9.9 stands");
+	tap_eq(amp_tlb_draws_anchor(64, 1, 78.0, 2.5, 2048), 78, "14 over with 2.5: from the end");
+	tap_eq(amp_tlb_draws_anchor(57, 1, 64.0, 0, 2048), 64, "a sweep read 57 for 64: from 64");
+	tap_eq(amp_tlb_draws_anchor(128, 0, 121.7, 0, 16384), 0, "128 with its end at 121.7 (code past the caches) stands");
+	tap_eq(amp_tlb_draws_anchor(5, -1, 0, 0, 34), 34, "no first level ended by 34 pages: from 34");
+	tap_eq(amp_tlb_draws_anchor(64, 0, 0, 0, 2048), 0, "no end without a refusal: the run stands");
+	tap_eq(amp_tlb_draws_anchor(64, -1, 0, 0, 64), 0, "no point past c1: nowhere to go");
+	/* Runs that settle, and runs that do not. */
+	{
+		int settled = -1;
+
+		tap_eq(amp_tlb_draws_next(64, 64, 1, 77, 1, 2048, 0, &settled), 77, "from 64, an end at 77: from 77");
+		tap_eq(settled, 0, "not settled");
+		tap_eq(amp_tlb_draws_next(64, 77, 1, 88, 1, 2048, 1, &settled), 88, "from 77, at 88: from 88");
+		tap_eq(amp_tlb_draws_next(64, 95, 1, 105, 1, 2048, 3, &settled), 0, "the fourth run: no more");
+		tap_eq(settled, 0, "and the last run's count, 95, is not settled (the sweep's stands)");
+		tap_eq(amp_tlb_draws_next(64, 95, 1, 96, 1, 2048, 3, &settled), 0, "a fourth run that agrees: no more");
+		tap_eq(settled, 1, "settled at 95");
+		tap_eq(amp_tlb_draws_next(64, 94, 1, 84, 4, 2048, 2, &settled), 84,
+		       "from the draws' 94 an end at 84, give or take 4: from 84 (no allowance)");
+		tap_eq(settled, 0, "not settled");
+		tap_eq(amp_tlb_draws_next(57, 80, 1, 58, 0.5, 2048, 1, &settled), 57,
+		       "from 80 an end at 58, by the sweep's 57: from 57");
+		tap_eq(settled, 0, "not settled yet");
+		tap_eq(amp_tlb_draws_next(64, 64, 1, 20000, 1, 65536, 0, &settled), 0, "an end past the draws' reach: no more");
+		tap_eq(settled, 0, "nor settled");
+	}
 	/* The data side's pick between the cyclic sweep and the draws. */
 	tap_eq(amp_tlb_second_entries(1243, 2061), 2061, "a sweep 40%% under the draws gives way to them");
 	tap_eq(amp_tlb_second_entries(2600, 2061), 2061, "so does one 26%% over them");
