@@ -1208,8 +1208,8 @@ static int second_level_ways(struct tt *t, struct amp_tlb_timing *o)
  * entries (the table of targets, the stack; the data side's end lay
  * 1.4 to 3.4 under its sweep's 64 in 6 runs there), and on a PVM guest
  * of a Zen 5 host something else does: the jumps' ends lay 54 to 60
- * under the chains' 64 (CPUID and AMD: 64), in runs that then read 52
- * and 57 where the allowance was 4. */
+ * under the chains' 64 (CPUID and AMD: 64), in runs that then read 52,
+ * 57 and 52 where the allowance was 4. */
 #define DRAW_OWN_PAGES 4
 #define DRAW_OWN_SHARE 0.15
 /* ... and either way this many standard errors of the end (its line's

@@ -21,13 +21,15 @@
 
 #define LINE 64u
 
-void amp_alias_copies(uint64_t page, const uint64_t *off, size_t n, uint64_t npages, uint8_t *copy)
+int amp_alias_copies(uint64_t page, const uint64_t *off, size_t n, uint64_t npages, uint8_t *copy)
 {
-	uint64_t *lowest = NULL;
+	uint64_t *lowest;
 
 	memset(copy, 0, npages);
-	if (!off || !n || !(lowest = malloc(npages * sizeof *lowest)))
-		return;
+	if (!off || !n)
+		return 0;
+	if (!(lowest = malloc(npages * sizeof *lowest)))
+		return -1;
 	for (uint64_t p = 0; p < npages; p++)
 		lowest[p] = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
@@ -40,6 +42,7 @@ void amp_alias_copies(uint64_t page, const uint64_t *off, size_t n, uint64_t npa
 		if (lowest[p] != UINT64_MAX)
 			copy[p] = (uint8_t)(lowest[p] / LINE % AMP_ALIAS_COPIES);
 	free(lowest);
+	return 0;
 }
 
 int amp_alias_fd(const char *name, const uint8_t *img, uint64_t page, char *err, size_t len)
@@ -68,11 +71,12 @@ int amp_alias_map(uint8_t *at, uint64_t size, uint64_t page, int fd, int prot, c
 	uint64_t npages = size / page;
 	uint8_t *copy = malloc(npages ? npages : 1);
 
-	if (!copy) {
+	if (!copy || amp_alias_copies(page, off, n, npages, copy) < 0) {
 		snprintf(err, len, "aliased pages: out of memory");
+		free(copy);
+		errno = ENOMEM;
 		return -1;
 	}
-	amp_alias_copies(page, off, n, npages, copy);
 	for (uint64_t p = 0; p < npages; p++)
 		if (mmap(at + p * page, page, prot, MAP_SHARED | MAP_FIXED, fd, (off_t)(copy[p] * page)) == MAP_FAILED) {
 			int why = errno;

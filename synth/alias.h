@@ -15,8 +15,8 @@
  * copy[] has npages entries.  Each line place of a page lies in one
  * copy only, so the lines the caches see are no more than one page's;
  * pages whose one access spreads over the places share their copy with
- * only 1/AMP_ALIAS_COPIES of them. */
-void amp_alias_copies(uint64_t page, const uint64_t *off, size_t n, uint64_t npages, uint8_t *copy);
+ * only 1/AMP_ALIAS_COPIES of them.  -1 where memory ran out. */
+int amp_alias_copies(uint64_t page, const uint64_t *off, size_t n, uint64_t npages, uint8_t *copy);
 /* A memfd of AMP_ALIAS_COPIES copies of `img` (page bytes), or of zeros
  * where img is NULL; -1 with the reason. */
 int amp_alias_fd(const char *name, const uint8_t *img, uint64_t page, char *err, size_t len);

@@ -420,10 +420,10 @@ static int claim(uint8_t *used, uint64_t page, uint64_t at, uint64_t foot)
  * (a memfd; one of the copies synth/alias.c names) holding the blocks
  * of every offset's place in its page, so however many pages the jumps
  * visit their code is one page's lines: the caches see one page while
- * the TLBs see them all.  (With
- * pages of their own the lines outgrow the L1i as the pages grow: on
- * the Zen 3 guest the control rose from 14.2 ticks a jump at 256 lines
- * to 18.2 at 512; aliased, it ran at 14.2 from 76 to 1722 lines.) */
+ * the TLBs see them all.  (With pages of their own the lines outgrow
+ * the L1i as the pages grow: on the Zen 3 guest the control rose from
+ * 14.2 ticks a jump at 256 lines to 18.2 at 512; aliased, it ran at
+ * 14.2 from 76 to 1722 lines.) */
 struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page, const uint64_t *off, size_t n,
 						  char *err, size_t len)
 {
@@ -480,7 +480,8 @@ struct amp_jumpchain *amp_jumpchain_build_aliased(uint64_t region, uint64_t page
 	}
 	jc->size = size;
 	if (amp_alias_map(jc->code, size, page, fd, PROT_READ | PROT_EXEC, off, n, err, len) < 0) {
-		snprintf(err, len, "executable mappings are refused here (%s)", strerror(errno));
+		if (errno == EACCES || errno == EPERM)
+			snprintf(err, len, "executable mappings are refused here (%s)", strerror(errno));
 		goto fail;
 	}
 #if defined(__aarch64__)
