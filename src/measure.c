@@ -252,6 +252,18 @@ int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
 	return lv->effective_size.value - held;
 }
 
+int amp_past_sweep(const struct amp_ctx *c, const struct amp_level *lv, int64_t ways, int64_t size)
+{
+	int below = 0;
+
+	if (lv->method != AMP_METHOD_TIMING || lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_CACHE ||
+	    !lv->effective_size.known || lv->effective_size.value <= 0 || size <= 0 || ways < AMP_PAST_SWEEP_WAYS)
+		return 0;
+	for (int i = 0; i < c->nlv && !below; i++)
+		below = c->lv[i].above == lv && c->lv[i].kind == AMP_KIND_CACHE;
+	return below && (double)size > AMP_PAST_SWEEP * (double)lv->effective_size.value;
+}
+
 enum amp_op amp_level_op(const struct amp_level *lv)
 {
 	return lv->side == AMP_SIDE_INSN ? AMP_OP_IFETCH : AMP_OP_LOAD;

@@ -434,6 +434,19 @@ void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t ac
  * noise made lines join an eviction set (mod_evset.c). */
 #define AMP_SWEEP_MARGIN (1.0 / 16)
 int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size);
+/* Data by timing, a level of at least AMP_PAST_SWEEP_WAYS ways with
+ * another cache level below it in c: whether `size` bytes are over
+ * AMP_PAST_SWEEP times what the latency sweep held at lv's latency.
+ * Past its effective size the sweep met the level below's latency; a
+ * private cache of many ways holds most of its size there (on this
+ * project's Zen 5 guest L2's 1 MiB, 16 ways, held 608 to 880 KiB), so
+ * a size that far past it was read wrong (the same guest's eviction
+ * sets read a 128 KiB way for 64 in one run of eight, "2 MiB").  Fewer
+ * ways lose more to conflicts on scattered frames: a simulated 4-way
+ * L2 of 256 KiB on random pages held 88 KiB. */
+#define AMP_PAST_SWEEP 2.5
+#define AMP_PAST_SWEEP_WAYS 8
+int amp_past_sweep(const struct amp_ctx *c, const struct amp_level *lv, int64_t ways, int64_t size);
 
 /* The plan operation that probes lv (loads or instruction fetches). */
 enum amp_op amp_level_op(const struct amp_level *lv);

@@ -3137,24 +3137,34 @@ static unsigned timed_votes_horizon(const struct amp_ctx *c, const struct amp_le
  * Zen 5 guest 2 full runs in 6 read 32 KiB of L2's 64 KiB way, 512 KiB
  * in all; in one of them the latency sweep held 724 KiB at L2's
  * latency.
- * A size short of the sweep (amp_short_of_sweep) has the way voted
- * again on the same sets, at most WAY_AGAIN times; the rounds set aside
- * count as failed measurements.  Still short, the way is unknown. */
+ * A size short of the sweep (amp_short_of_sweep), or far past it with a
+ * level below (amp_past_sweep), has the way voted again on the same
+ * sets, at most WAY_AGAIN times; the rounds set aside count as failed
+ * measurements.  Still off, the way is inconclusive. */
 #define WAY_AGAIN 2
 
-static void way_again_if_short(struct amp_ctx *c, struct amp_level *lv, const struct amp_param *ways,
-			       struct amp_param *way)
+static int off_sweep(const struct amp_ctx *c, const struct amp_level *lv, const struct amp_param *ways,
+		     const struct amp_param *way)
+{
+	int64_t size = ways->value * way->value;
+
+	return amp_param_conclusive(way) && (amp_short_of_sweep(lv, size) || amp_past_sweep(c, lv, ways->value, size));
+}
+
+static void way_again_if_off(struct amp_ctx *c, struct amp_level *lv, const struct amp_param *ways,
+			     struct amp_param *way)
 {
 	char first[AMP_REASON_LEN];
 	unsigned set_aside = 0, rounds = 0;
 	uint64_t spent = 0;
 
-	if (!amp_param_conclusive(way) || !amp_short_of_sweep(lv, ways->value * way->value))
+	if (!off_sweep(c, lv, ways, way))
 		return;
-	snprintf(first, sizeof first, "%s: a round read a way of %lld bytes, %lld KiB in all, below the %lld KiB the latency sweep held at its latency",
+	snprintf(first, sizeof first, "%s: a round read a way of %lld bytes, %lld KiB in all, %s the %lld KiB the latency sweep held at its latency",
 		 lv->name, (long long)way->value, (long long)(ways->value * way->value) >> 10,
+		 amp_short_of_sweep(lv, ways->value * way->value) ? "below" : "far past",
 		 (long long)lv->effective_size.value >> 10);
-	while (amp_param_conclusive(way) && amp_short_of_sweep(lv, ways->value * way->value)) {
+	while (off_sweep(c, lv, ways, way)) {
 		if (rounds++ == WAY_AGAIN) {
 			way->inconclusive = 1;
 			snprintf(way->reason, sizeof way->reason, "%s; so did %d more rounds", first, WAY_AGAIN);
@@ -3253,7 +3263,7 @@ static int evset_search(struct amp_ctx *c, struct amp_level *lv, char *err, size
 	}
 	amp_vote(c, lv, way_vote, &way);
 	if (lv->method == AMP_METHOD_TIMING)
-		way_again_if_short(c, lv, &ways, &way);
+		way_again_if_off(c, lv, &ways, &way);
 	lv->way = way;
 	if (pushed_sets || (stores_want_joiners && !amp_param_conclusive(&lv->inclusion)))
 		inclusion_vote(c, lv);

@@ -1008,6 +1008,31 @@ static void test_short_of_sweep(void)
 	}
 }
 
+/* ... and holds most of its size there where a level below took over:
+ * a size over 2.5 times the sweep's is read wrong. */
+static void test_past_sweep(void)
+{
+	static struct amp_ctx c;
+	struct amp_level *l2 = &c.lv[1], *l3 = &c.lv[2];
+
+	c.nlv = 3;
+	c.lv[0].kind = l2->kind = l3->kind = AMP_KIND_CACHE;
+	l2->method = AMP_METHOD_TIMING;
+	l2->side = AMP_SIDE_DATA;
+	l2->above = &c.lv[0];
+	l3->above = l2;
+	amp_param_measured(&l2->effective_size, 608 << 10, "timing");
+	tap_ok(!amp_past_sweep(&c, l2, 16, 1 << 20), "past the sweep: L2 1 MiB where the sweep held 608 KiB is not");
+	tap_ok(amp_past_sweep(&c, l2, 16, 2 << 20), "past the sweep: 2 MiB there is");
+	tap_ok(!amp_past_sweep(&c, l2, 16, 1520 << 10), "past the sweep: 2.5 times 608 KiB is not yet");
+	c.nlv = 2;
+	tap_ok(!amp_past_sweep(&c, l2, 16, 2 << 20), "past the sweep: nor with no level below (a shared last level)");
+	c.nlv = 3;
+	tap_ok(!amp_past_sweep(&c, l2, 4, 2 << 20), "past the sweep: nor for 4 ways (conflicts on scattered frames)");
+	l2->method = AMP_METHOD_COUNTERS;
+	tap_ok(!amp_past_sweep(&c, l2, 16, 2 << 20), "past the sweep: with counters the sweep bounds nothing");
+}
+
 /* A 48 KiB 12-way L1d by timing through the module `last`, with a busy
  * spell of a sibling that holds `ways` of its ways (and of L2's) from
  * our access `from` to `until` (ways 0: none).  *swept: the accesses
@@ -1208,6 +1233,7 @@ int main(void)
 	tap_run(test_eviction_test());
 	tap_run(test_quiet_gate());
 	tap_run(test_short_of_sweep());
+	tap_run(test_past_sweep());
 	tap_run(test_sibling_spell());
 	tap_run(test_sibling_spell_line());
 	return tap_done();
