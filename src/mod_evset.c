@@ -3143,26 +3143,32 @@ static unsigned timed_votes_horizon(const struct amp_ctx *c, const struct amp_le
  * measurements.  Still off, the way is inconclusive. */
 #define WAY_AGAIN 2
 
-static int off_sweep(const struct amp_ctx *c, const struct amp_level *lv, const struct amp_param *ways,
-		     const struct amp_param *way)
+/* How the way's size is off the sweep: "below", "far past", or NULL
+ * where it is not (or the way is not known). */
+static const char *off_sweep(const struct amp_ctx *c, const struct amp_level *lv, const struct amp_param *ways,
+			     const struct amp_param *way)
 {
 	int64_t size = ways->value * way->value;
 
-	return amp_param_conclusive(way) && (amp_short_of_sweep(lv, size) || amp_past_sweep(c, lv, ways->value, size));
+	if (!amp_param_conclusive(way))
+		return NULL;
+	if (amp_short_of_sweep(lv, size))
+		return "below";
+	return amp_past_sweep(c, lv, ways->value, size) ? "far past" : NULL;
 }
 
 static void way_again_if_off(struct amp_ctx *c, struct amp_level *lv, const struct amp_param *ways,
 			     struct amp_param *way)
 {
 	char first[AMP_REASON_LEN];
+	const char *off = off_sweep(c, lv, ways, way);
 	unsigned set_aside = 0, rounds = 0;
 	uint64_t spent = 0;
 
-	if (!off_sweep(c, lv, ways, way))
+	if (!off)
 		return;
 	snprintf(first, sizeof first, "%s: a round read a way of %lld bytes, %lld KiB in all, %s the %lld KiB the latency sweep held at its latency",
-		 lv->name, (long long)way->value, (long long)(ways->value * way->value) >> 10,
-		 amp_short_of_sweep(lv, ways->value * way->value) ? "below" : "far past",
+		 lv->name, (long long)way->value, (long long)(ways->value * way->value) >> 10, off,
 		 (long long)lv->effective_size.value >> 10);
 	while (off_sweep(c, lv, ways, way)) {
 		if (rounds++ == WAY_AGAIN) {

@@ -114,12 +114,11 @@ struct tt {
 	struct amp_arena arena;     /* real machine, loads: the plans' pages (see ARENA_REGION) */
 };
 
-/* Which line of its slot (lines long) slot j uses: the sum of j's digits
- * in base lines.  Consecutive slots take consecutive lines, and every
- * further digit shifts them again, so the slots of any stride spread
- * evenly over the sets of every cache level, virtually or (with
- * contiguous frames) physically indexed. */
-static uint64_t spread_line(uint64_t j, uint64_t lines)
+/* Consecutive slots take consecutive lines, and every further digit
+ * shifts them again, so the slots of any stride spread evenly over the
+ * sets of every cache level, virtually or (with contiguous frames)
+ * physically indexed. */
+uint64_t amp_tlb_draw_line(uint64_t j, uint64_t lines)
 {
 	uint64_t sum = 0;
 
@@ -341,7 +340,7 @@ static int time_stride(struct tt *t, uint64_t s, uint64_t salt, uint64_t *off, s
 		return -1;
 	}
 	for (size_t k = 0; k < nps; k++)
-		off[k] = off[k] * s + spread_line(off[k], lines) * PS_SLOT;
+		off[k] = off[k] * s + amp_tlb_draw_line(off[k], lines) * PS_SLOT;
 	return time_chain(t, "tlb-page", nps * s, off, nps, v);
 }
 
@@ -549,7 +548,7 @@ static int time_pages(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
 	 * (alike for a virtually indexed L1, and with contiguous frames for
 	 * lower levels of up to lines^2 sets). */
 	for (uint64_t i = 0; i < n; i++)
-		off[i] = i * stride * page + spread_line(i, lines) * slot;
+		off[i] = i * stride * page + amp_tlb_draw_line(i, lines) * slot;
 	amp_rng_seed(&rng, t->seed ^ (n * 0xd1b54a32d192ed03ull) ^ (stride - 1));
 	amp_shuffle(off, n, &rng);
 	rc = time_chain(t, "tlb-pages", (n - 1) * stride * page + page, off, n, tpl);
@@ -994,7 +993,7 @@ static int time_cycle(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, 
 		return -1;
 	}
 	for (uint64_t i = 0; i < n; i++)
-		off[k++] = i * stride * page + spread_line(i, tlines) * 64;
+		off[k++] = i * stride * page + amp_tlb_draw_line(i, tlines) * 64;
 	amp_rng_seed(&rng, t->seed ^ (n * 0x9e3779b97f4a7c15ull) ^ stride);
 	amp_shuffle(off, n, &rng);
 	for (uint64_t j = 0; j < f; j++)
@@ -1566,25 +1565,33 @@ static int draws_run(struct tt *t, struct amp_tlb_timing *o, double *p1, uint64_
 	return found;
 }
 
-uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, double se, uint64_t last)
+/* Where the draws run next given their end, c1 their first level so
+ * far: 0 where the end agrees with it.  With `allow`, the end may lie
+ * DRAW_OWN_PAGES (or DRAW_OWN_SHARE) lower and DRAW_END_SIGMAS standard
+ * errors either way; without, it agrees within a twentieth (+1) only. */
+static uint64_t draws_from(uint64_t c1, int found, double end, double se, uint64_t last, int allow)
 {
-	double tol = DRAW_FIRST_AGREE * (double)c1 + 1 + DRAW_END_SIGMAS * se;
-	double own = fmax(DRAW_OWN_PAGES, DRAW_OWN_SHARE * (double)c1);
+	double tol = DRAW_FIRST_AGREE * (double)c1 + 1 + (allow ? DRAW_END_SIGMAS * se : 0);
+	double own = allow ? fmax(DRAW_OWN_PAGES, DRAW_OWN_SHARE * (double)c1) : 0;
 
 	if (end > 0)
 		return end - (double)c1 <= tol && (double)c1 - end <= tol + own ? 0 : (uint64_t)llround(end);
 	return found < 0 && last > c1 ? last : 0;
 }
 
+uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, double se, uint64_t last)
+{
+	return draws_from(c1, found, end, se, last, 1);
+}
+
 uint64_t amp_tlb_draws_next(uint64_t sweep, uint64_t c1, int found, double end, double se, uint64_t last, int k,
 			    int *settled)
 {
-	/* From a count of the draws' own, their end agrees only within a
-	 * twentieth (+1): the allowances are for the sweep's count, and a
-	 * run whose points scattered confirms nothing (on the Zen 5 guest,
-	 * runs from 94 with them kept 94 for a 64-entry ITLB). */
-	uint64_t next = c1 == sweep || end <= 0 ? amp_tlb_draws_anchor(c1, found, end, se, last)
-		      : fabs(end - (double)c1) <= DRAW_FIRST_AGREE * (double)c1 + 1 ? 0 : (uint64_t)llround(end);
+	/* From a count of the draws' own, no allowance: those are for the
+	 * sweep's count, and a run whose points scattered confirms nothing
+	 * (on the Zen 5 guest, runs from 94 with them kept 94 for a
+	 * 64-entry ITLB). */
+	uint64_t next = draws_from(c1, found, end, se, last, c1 == sweep);
 
 	/* An end that agrees with the sweep after all: its count. */
 	if (next && !amp_tlb_draws_anchor(sweep, found, end, se, last))

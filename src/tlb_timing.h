@@ -164,6 +164,11 @@ int amp_tlb_draws_reach(uint64_t c1, uint64_t per_page, const uint64_t *n, const
  * among them (found -1 with no end: every point cost as little as those
  * under c1). */
 uint64_t amp_tlb_draws_anchor(uint64_t c1, int found, double end, double se, uint64_t last);
+/* The line of its slot (`lines` long) the draws' j-th page takes: the
+ * sum of j's digits in base lines, modulo lines (0 for fewer than 2
+ * lines), so the slots of any stride spread evenly over every cache
+ * level's sets. */
+uint64_t amp_tlb_draw_line(uint64_t j, uint64_t lines);
 /* After run k (from 0) of the draws from c1 entries, the sweep's count
  * being `sweep`: where the next run starts (amp_tlb_draws_anchor, or
  * the sweep's count where the end agrees with it; 0: no more runs, at

@@ -17,6 +17,7 @@
 #include "sim.h"
 #include "tap.h"
 #include "timing.h"
+#include "tlb_timing.h"
 #include "measure.h"
 #include "memlimit.h"
 #include "load.h"
@@ -618,17 +619,6 @@ static void test_load(void)
 	tap_eq(amp_load_read(path, &a), -1, "load: a missing file");
 }
 
-/* The sum of j's digits in base `lines`, modulo lines: the line the TLB
- * draws take on their j-th page (tlb_timing.c's spread_line). */
-static uint64_t draws_line(uint64_t j, uint64_t lines)
-{
-	uint64_t sum = 0;
-
-	for (; j; j /= lines)
-		sum += j % lines;
-	return sum % lines;
-}
-
 /* Aliased pages map copies by line (synth/alias.c): no copy is mapped
  * more often than a shadowing hypervisor's bound allows (KVM: 1000) for
  * the TLB draws' largest tables, each line place lies in one copy (the
@@ -646,7 +636,7 @@ static void test_alias_copies(void)
 		int place_copy[64];
 
 		for (uint64_t j = 0; j < most; j++)
-			off[j] = j * page + draws_line(j, page / slot) * slot;
+			off[j] = j * page + amp_tlb_draw_line(j, page / slot) * slot;
 		tap_eq(amp_alias_copies(page, off, most, most, copy), 0, "alias: copies for %u pages", (unsigned)most);
 		memset(place_copy, -1, sizeof place_copy);
 		for (uint64_t j = 0; j < most; j++) {
