@@ -343,6 +343,14 @@ int amp_exclusive_fits(uint64_t plain, uint64_t ways, uint64_t above);
  * gap (the class evicts by size, not by set). */
 int amp_class_threshold(double hit, double miss, double far, double gap, double *threshold);
 
+/* An access pair's second access d bytes after its first, costing
+ * `second` ticks, against `beyond` (what missing this level costs at
+ * least): 1 where it missed this level (the pairs' edge), 0 where it
+ * found its line, -1 where the walks were disturbed: a pair within one
+ * line of the level above (above_line; 0: none known) shares that line,
+ * which the first access brought, so its second can only hit. */
+int amp_pair_missed(uint64_t d, uint64_t above_line, double second, double beyond);
+
 /* The line below L2 from page-offset classes whose edge passed the line
  * above and access pairs (mod_block.c): prefetchers only push either
  * edge up, so pairs decide where they agree with the classes or read

@@ -740,6 +740,32 @@ static void test_class_line(void)
 	}
 }
 
+/* An access pair's second access: past `beyond` it missed, unless the
+ * pair shares a line of the level above (then the walks were
+ * disturbed, whatever the cost). */
+static void test_pair_missed(void)
+{
+	static const struct {
+		uint64_t d, above;
+		double second, beyond;
+		int want;
+	} rows[] = {
+		{ 64, 64, 30, 90, 0 },     /* an L1 hit inside the L2 line */
+		{ 64, 64, 120, 90, -1 },   /* past beyond, under the midpoint: disturbed (was a 32 B line) */
+		{ 64, 64, 200, 90, -1 },   /* past the midpoint too */
+		{ 32, 64, 120, 90, -1 },
+		{ 128, 64, 120, 90, 1 },   /* past the lines above: the edge */
+		{ 128, 64, 60, 90, 0 },
+		{ 32, 0, 120, 90, 1 },     /* no line above known: any distance may be the edge */
+		{ 64, 32, 90, 90, 0 },     /* beyond is not past it */
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		tap_eq(amp_pair_missed(rows[i].d, rows[i].above, rows[i].second, rows[i].beyond), rows[i].want,
+		       "pair %llu B apart under a %llu B line above, second %.0f, beyond %.0f",
+		       (unsigned long long)rows[i].d, (unsigned long long)rows[i].above, rows[i].second, rows[i].beyond);
+}
+
 /* The moved classes' threshold: midway between the class half a page
  * away (or the hit, where that costs less) and the class's own; none
  * where the far class evicts nearly as much (Zen 5 guest figures). */
@@ -1228,6 +1254,7 @@ int main(void)
 	tap_run(test_overflow_rules_out());
 	tap_run(test_exclusive_fits());
 	tap_run(test_class_line());
+	tap_run(test_pair_missed());
 	tap_run(test_class_threshold());
 	tap_run(test_random_l1_inclusion());
 	tap_run(test_eviction_test());
