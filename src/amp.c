@@ -529,7 +529,7 @@ static int inconclusive(const struct amp_ctx *c)
 		for (int k = 0; c->lv[i].selected && c->lv[i].measurable && k < AMP_NPARAMS; k++) {
 			const struct amp_param *p = amp_level_param(&c->lv[i], k);
 
-			if (p->inconclusive || (p->known && p->confidence < 0.5))
+			if (p->inconclusive || (p->known && p->confidence < 0.5) || amp_geometry_failed(&c->lv[i], p))
 				return 1;
 		}
 	return 0;

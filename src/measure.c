@@ -111,6 +111,16 @@ void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+int amp_geometry_failed(const struct amp_level *lv, const struct amp_param *p)
+{
+	const struct amp_param *geometry[] = { &lv->line, &lv->assoc, &lv->way, &lv->size, &lv->effective_size };
+
+	for (size_t i = 0; i < sizeof geometry / sizeof geometry[0]; i++)
+		if (p == geometry[i])
+			return !p->known && p->failed;
+	return 0;
+}
+
 void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from)
 {
 	*p = *from;

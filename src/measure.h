@@ -389,6 +389,16 @@ int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struc
 
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Whether p, one of lv's line, associativity, way size, size or
+ * effective size, was left unknown after measurements that all failed:
+ * a failed measurement (exit status 1), as on the PVM Zen 5 guest, where
+ * busy spells failed every vote of L3's line, or every I-cache capacity
+ * search, and the run exited 0.  Behaviours are not counted: their
+ * votes also fail where the geometry rules the test out (an L2 with
+ * fewer ways than L1d above it cannot show inclusion). */
+int amp_geometry_failed(const struct amp_level *lv, const struct amp_param *p);
+
 void amp_param_derived(struct amp_param *p, int64_t value, const struct amp_param *from);
 /* A value measured once, outside the voting loop (a sweep's). */
 void amp_param_measured(struct amp_param *p, int64_t value, const char *method);

@@ -29,6 +29,7 @@
  * one line above apart that straddles a multiple of the edge cannot share
  * a line, and pays the level below unless something prefetched it. */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,20 @@ static int pairs_walk(struct pairs *pr, struct amp_level *lv, int64_t *value, ch
 		amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
 				(double)d, "second_ticks", "ticks of the pair's second access", second, 0);
 		missed = amp_pair_missed(d, above_line, second, beyond);
+		/* A check that read disturbed is walked once more, the
+		 * cheaper look kept (the difference of two walks of a
+		 * buffer past a shared L3 scatters either way: on the PVM
+		 * Zen 5 guest pairs 64 B apart, an L1 hit, read -93 to 60
+		 * ticks in the votes of two runs, and 190 in the first of
+		 * 6 failed votes of 8 in a third). */
+		if (missed < 0) {
+			double again;
+
+			if (second_ticks(pr, PAIR_SPAN - 8, PAIR_SPAN - d, &again, err, len) < 0)
+				return -1;
+			second = fmin(second, again);
+			missed = amp_pair_missed(d, above_line, second, beyond);
+		}
 		if (missed < 0) {
 			snprintf(err, len, "%s: a pair %llu B apart, within one %llu-byte line of %s, cost %.1f ticks, a miss here: the walks were disturbed",
 				 lv->name, (unsigned long long)d, (unsigned long long)above_line, lv->above->name,

@@ -766,6 +766,27 @@ static void test_pair_missed(void)
 		       (unsigned long long)rows[i].d, (unsigned long long)rows[i].above, rows[i].second, rows[i].beyond);
 }
 
+/* Exit status 1 for a geometry parameter left unknown after failed
+ * measurements; not for one never measured (nothing failed), one
+ * known, or a behaviour whose votes failed. */
+static void test_geometry_failed(void)
+{
+	static struct amp_level lv;
+
+	amp_param_unknown(&lv.line, "every vote failed");
+	lv.line.failed = 6;
+	tap_ok(amp_geometry_failed(&lv, &lv.line), "geometry: a line unknown after 6 failed votes: failed");
+	lv.effective_size.failed = 1;
+	tap_ok(amp_geometry_failed(&lv, &lv.effective_size), "geometry: an effective size after a failed search: failed");
+	amp_param_unknown(&lv.assoc, "needs miss counters");
+	tap_ok(!amp_geometry_failed(&lv, &lv.assoc), "geometry: unknown with nothing failed: not failed");
+	lv.way.known = 1;
+	lv.way.failed = 3;
+	tap_ok(!amp_geometry_failed(&lv, &lv.way), "geometry: known after some failed: not failed");
+	lv.inclusion.failed = 6;
+	tap_ok(!amp_geometry_failed(&lv, &lv.inclusion), "geometry: inclusion's failed votes do not count");
+}
+
 /* The moved classes' threshold: midway between the class half a page
  * away (or the hit, where that costs less) and the class's own; none
  * where the far class evicts nearly as much (Zen 5 guest figures). */
@@ -1255,6 +1276,7 @@ int main(void)
 	tap_run(test_exclusive_fits());
 	tap_run(test_class_line());
 	tap_run(test_pair_missed());
+	tap_run(test_geometry_failed());
 	tap_run(test_class_threshold());
 	tap_run(test_random_l1_inclusion());
 	tap_run(test_eviction_test());
