@@ -390,6 +390,12 @@ int amp_vote_more(struct amp_ctx *c, struct amp_level *lv, amp_vote_fn fn, struc
 void amp_param_unknown(struct amp_param *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* An instruction cache whose thrash tests' size (ways x way) lies more
+ * than a quarter off its capacity search's (effective size, even an
+ * inconclusive one): its ways, way, size and line are marked
+ * inconclusive, the capacity stands (mod_icache.c). */
+void amp_icache_geometry_check(struct amp_level *lv);
+
 /* Whether p, one of lv's line, associativity, way size, size or
  * effective size, was left unknown after measurements that all failed:
  * a failed measurement (exit status 1), as on the PVM Zen 5 guest, where

@@ -330,6 +330,33 @@ static void test_checks(void)
 	       "L1i with %lld ways: ways, way, size and line inconclusive (%s)", (long long)(ways / 2),
 	       lv->assoc.reason);
 
+	/* 63 ways beside an inconclusive capacity search of a seventh of
+	 * that (the PVM Zen 5 guest): still in doubt. */
+	{
+		static struct amp_level odd;
+
+		odd.assoc = lv->assoc;
+		odd.way = lv->way;
+		odd.size = lv->size;
+		odd.line = lv->line;
+		odd.assoc.inconclusive = odd.way.inconclusive = odd.size.inconclusive = odd.line.inconclusive = 0;
+		odd.assoc.value = 63;
+		odd.size.value = 63 * way;
+		odd.effective_size = lv->effective_size;
+		odd.effective_size.value = 9 * way;
+		odd.effective_size.inconclusive = 1;
+		amp_icache_geometry_check(&odd);
+		tap_ok(odd.assoc.inconclusive && odd.size.inconclusive && strstr(odd.assoc.reason, "off the capacity search"),
+		       "L1i of 63 ways beside an inconclusive capacity of 9 ways: in doubt (%s)", odd.assoc.reason);
+		odd.assoc.inconclusive = odd.size.inconclusive = 0;
+		odd.assoc.value = 9;
+		odd.size.value = 9 * way;
+		odd.assoc.reason[0] = 0;
+		amp_icache_geometry_check(&odd);
+		tap_ok(!odd.assoc.inconclusive && !odd.size.inconclusive,
+		       "L1i of 9 ways beside that capacity: stands (%s)", odd.assoc.reason);
+	}
+
 	/* A reference an op cache served (half the fitting time): a fitting
 	 * walk reads as thrashing against it, and fits against the hit. */
 	uint64_t off[64];
