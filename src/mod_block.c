@@ -395,7 +395,7 @@ static int pairs_walk(struct pairs *pr, struct amp_level *lv, int64_t *value, ch
 		/* A check that read disturbed is walked once more, the
 		 * cheaper look kept (the difference of two walks of a
 		 * buffer past a shared L3 scatters either way: on the PVM
-		 * Zen 5 guest pairs 64 B apart, an L1 hit, read -93 to 60
+		 * Zen 5 guest pairs 64 B apart, an L1 hit, read -93 to 63
 		 * ticks in the votes of two runs, and 190 in the first of
 		 * 6 failed votes of 8 in a third). */
 		if (missed < 0) {
