@@ -219,6 +219,14 @@ const struct amp_level *amp_find_l1i(const struct amp_ctx *c)
 	return NULL;
 }
 
+const struct amp_level *amp_level_below(const struct amp_ctx *c, const struct amp_level *lv)
+{
+	for (int i = 0; i < c->nlv; i++)
+		if (c->lv[i].above == lv && c->lv[i].kind == lv->kind)
+			return &c->lv[i];
+	return NULL;
+}
+
 void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param *ways,
 		      const struct amp_param *way)
 {
@@ -244,12 +252,19 @@ void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t ac
 	p->accesses += accesses;
 }
 
+/* Whether the latency sweep's effective size can bound `size` bytes of
+ * lv: data caches by timing, where the sweep found one. */
+static int sweep_bounds(const struct amp_level *lv, int64_t size)
+{
+	return lv->method == AMP_METHOD_TIMING && lv->side == AMP_SIDE_DATA && lv->kind == AMP_KIND_CACHE &&
+	       lv->effective_size.known && lv->effective_size.value > 0 && size > 0;
+}
+
 int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
 {
 	int64_t held = size;
 
-	if (lv->method != AMP_METHOD_TIMING || lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_CACHE ||
-	    !lv->effective_size.known || size <= 0)
+	if (!sweep_bounds(lv, size))
 		return 0;
 	for (const struct amp_level *up = lv->above; up; up = up->above)
 		held += up->size.known ? up->size.value : up->effective_size.value;
@@ -264,14 +279,9 @@ int64_t amp_short_of_sweep(const struct amp_level *lv, int64_t size)
 
 int amp_past_sweep(const struct amp_ctx *c, const struct amp_level *lv, int64_t ways, int64_t size)
 {
-	int below = 0;
-
-	if (lv->method != AMP_METHOD_TIMING || lv->side != AMP_SIDE_DATA || lv->kind != AMP_KIND_CACHE ||
-	    !lv->effective_size.known || lv->effective_size.value <= 0 || size <= 0 || ways < AMP_PAST_SWEEP_WAYS)
+	if (!sweep_bounds(lv, size) || ways < AMP_PAST_SWEEP_WAYS || !amp_level_below(c, lv))
 		return 0;
-	for (int i = 0; i < c->nlv && !below; i++)
-		below = c->lv[i].above == lv && c->lv[i].kind == AMP_KIND_CACHE;
-	return below && (double)size > AMP_PAST_SWEEP * (double)lv->effective_size.value;
+	return (double)size > AMP_PAST_SWEEP * (double)lv->effective_size.value;
 }
 
 enum amp_op amp_level_op(const struct amp_level *lv)

@@ -428,6 +428,9 @@ int amp_set_pushed_plan(struct amp_plan *p, const char *name, const struct amp_l
 const struct amp_arena *amp_set_frames(const struct amp_level *lv);
 /* The level-1 instruction cache of c's hierarchy, or NULL. */
 const struct amp_level *amp_find_l1i(const struct amp_ctx *c);
+/* The level of lv's kind right below lv in c (whose hits lv's misses
+ * cost), or NULL. */
+const struct amp_level *amp_level_below(const struct amp_ctx *c, const struct amp_level *lv);
 /* The line of lv or, where it is not known, of the nearest level above
  * it that knows its own; 0 when none does (lv may be NULL). */
 uint64_t amp_nearest_line(const struct amp_level *lv);

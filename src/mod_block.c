@@ -275,14 +275,10 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 {
 	uint64_t own = (uint64_t)lv->effective_size.value;
 	uint64_t size = PAIR_BELOW_FACTOR * own * (PAIR_SPAN / amp_nearest_line_or_64(lv->above)) * 3 / 2;
+	const struct amp_level *b = amp_level_below(c, lv);
 
-	for (int i = 0; i < c->nlv; i++) {
-		const struct amp_level *b = &c->lv[i];
-
-		if (b->above == lv && b->kind == AMP_KIND_CACHE && b->effective_size.known &&
-		    (uint64_t)b->effective_size.value >= 2 * own)
-			size = (uint64_t)b->effective_size.value;
-	}
+	if (b && b->effective_size.known && (uint64_t)b->effective_size.value >= 2 * own)
+		size = (uint64_t)b->effective_size.value;
 	/* Two patterns are mapped at a time (second_ticks): each at most a
 	 * quarter of --max-memory (a big last cache's pairs then overflow
 	 * fewer sets, or none, and say so). */
@@ -384,26 +380,25 @@ static int pairs_walk(struct pairs *pr, struct amp_level *lv, int64_t *value, ch
 	 * base (each distance costs two walks of a buffer twice this level's
 	 * size, three times). */
 	for (uint64_t d = above_line > 32 ? above_line : 32; d <= PAIR_SPAN; d *= 2) {
-		double second;
-		int missed;
+		double second = INFINITY;
+		int missed = -1;
 
-		if (second_ticks(pr, PAIR_SPAN - 8, PAIR_SPAN - d, &second, err, len) < 0)
-			return -1;
-		amp_trace_point(lv, "timing", "pair_distance_bytes", "distance between the two accesses of a pair (bytes)",
-				(double)d, "second_ticks", "ticks of the pair's second access", second, 0);
-		missed = amp_pair_missed(d, above_line, second, beyond);
 		/* A check that read disturbed is walked once more, the
 		 * cheaper look kept (the difference of two walks of a
 		 * buffer past a shared L3 scatters either way: on the PVM
 		 * Zen 5 guest pairs 64 B apart, an L1 hit, read -93 to 63
 		 * ticks in the votes of two runs, and 190 in the first of
 		 * 6 failed votes of 8 in a third). */
-		if (missed < 0) {
-			double again;
+		for (int look = 0; look < 2 && missed < 0; look++) {
+			double t;
 
-			if (second_ticks(pr, PAIR_SPAN - 8, PAIR_SPAN - d, &again, err, len) < 0)
+			if (second_ticks(pr, PAIR_SPAN - 8, PAIR_SPAN - d, &t, err, len) < 0)
 				return -1;
-			second = fmin(second, again);
+			if (!look)
+				amp_trace_point(lv, "timing", "pair_distance_bytes",
+						"distance between the two accesses of a pair (bytes)", (double)d,
+						"second_ticks", "ticks of the pair's second access", t, 0);
+			second = fmin(second, t);
 			missed = amp_pair_missed(d, above_line, second, beyond);
 		}
 		if (missed < 0) {

@@ -1020,20 +1020,11 @@ static int replace_applies(const struct amp_ctx *c, const struct amp_level *lv)
 	       (lv->kind == AMP_KIND_CACHE && lv->level == 1 && lv->side == AMP_SIDE_DATA);
 }
 
-/* By timing, the level whose hits a miss here costs. */
-static const struct amp_level *level_below(const struct amp_ctx *c, const struct amp_level *lv)
-{
-	for (int i = 0; i < c->nlv; i++)
-		if (c->lv[i].above == lv && c->lv[i].kind == lv->kind)
-			return &c->lv[i];
-	return NULL;
-}
-
 /* By timing, the lines a plan may touch: a quarter of the level below
  * (its effective size), so that every cold line is a hit there. */
 static uint64_t timed_max_lines(const struct amp_ctx *c, const struct amp_level *lv)
 {
-	const struct amp_level *below = level_below(c, lv);
+	const struct amp_level *below = amp_level_below(c, lv);
 
 	if (!below || !amp_param_conclusive(&below->effective_size))
 		return 0;
@@ -1272,7 +1263,7 @@ static int replace_supported(const struct amp_ctx *c, const struct amp_level *lv
 	if (lv->method == AMP_METHOD_TIMING &&
 	    timed_max_lines(c, lv) < ROUNDS_MIN * (2 * (uint64_t)lv->thrash_ways + 1)) {
 		snprintf(why, len, "by timing its cold lines must hit the level below, which holds too few of them (its effective size%s)",
-			 level_below(c, lv) ? "" : ": no level below measured");
+			 amp_level_below(c, lv) ? "" : ": no level below measured");
 		return 0;
 	}
 	if (lv->above && !amp_evictors_usable(lv)) {
