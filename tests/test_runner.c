@@ -316,6 +316,35 @@ static void test_real_runner(void)
 	tap_has(err, "two load chains", "with the reason");
 	amp_plan_free(&p);
 
+	/* The links are sorted by offset to find a word two chains share:
+	 * 4096 lines scattered over 64 MiB (offsets of 26 bits, many alike
+	 * in their low bits), one of them in a second chain with another
+	 * successor. */
+	{
+		enum { SCATTERED = 4096 };
+		uint64_t *many = malloc(SCATTERED * sizeof *many), x = 12345, two[2];
+
+		for (size_t k = 0; many && k < SCATTERED; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			many[k] = (k << 14) | ((x >> 40) % 256) * 64;
+		}
+		two[0] = many ? many[SCATTERED / 2] : 0;
+		two[1] = two[0] + 8; /* a word in no line of the first */
+		amp_plan_init(&p, "t", 64ULL << 20);
+		amp_plan_add_seq(&p, many, SCATTERED);
+		amp_plan_add_seq(&p, two, 2);
+		amp_plan_add_pass(&p, 0, AMP_OP_LOAD, 1, 1);
+		err[0] = '\0';
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), 0,
+		       "4096 lines over 64 MiB run (%s)", err);
+		amp_plan_add_pass(&p, 1, AMP_OP_LOAD, 1, 1);
+		tap_eq(amp_run(&p, &host, NULL, 1, &res, err, sizeof err), -1,
+		       "with a second chain through one of them, refused");
+		tap_has(err, "two load chains", "with the reason");
+		amp_plan_free(&p);
+		free(many);
+	}
+
 	amp_plan_init(&p, "t", 1 << 16);
 	amp_plan_add_random_cycle(&p, 64, 1024, 5);
 	amp_plan_add_pass(&p, 0, AMP_OP_IFETCH, 2, 1);
