@@ -54,10 +54,27 @@
  * to the level below missed it (see pairs_walk). */
 #define PAIR_BEYOND 0.25
 
-/* 2 x ways lines of one set, sorted so the moved half stays in its page. */
-static int class_of(const struct amp_level *lv, unsigned v, uint64_t *set, uint64_t *region)
+/* Lines in each half of the class.  Data: a quarter of the ways short
+ * of them, so a moved half leaves spare ways in each set.  With halves
+ * of exactly the ways, a neighbour's line in the set (the host's SMT
+ * sibling on this project's Zen 5 guest) evicted the next line the walk
+ * needed, and so on round the set: 2 default runs of 6 thrashed at every
+ * offset up to the page in all 6 votes taken.  Unmoved, 1.5 x the ways
+ * still thrash (under random replacement more than half the walk
+ * misses, over the 0.3 of the gap that data walks need).  Code: the
+ * ways, as code walks must lose 0.8 of the gap to thrash, and 12 jumps
+ * in the guest's 8-way L1i set lost less (4 votes of 6 read 8 B). */
+static uint64_t half_of(const struct amp_level *lv)
 {
 	uint64_t a = (uint64_t)lv->assoc.value;
+
+	return lv->side == AMP_SIDE_INSN ? a : a - a / 4;
+}
+
+/* 2 x half_of lines of one set, sorted so the moved half stays in its page. */
+static int class_of(const struct amp_level *lv, unsigned v, uint64_t *set, uint64_t *region)
+{
+	uint64_t a = half_of(lv);
 
 	if (2 * a > AMP_MAX_CONG)
 		return 0;
@@ -149,7 +166,7 @@ static int spell_before_fit(struct amp_ctx *c, const struct amp_level *lv, const
 static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
-	uint64_t set[AMP_MAX_CONG], region, a = (uint64_t)lv->assoc.value;
+	uint64_t set[AMP_MAX_CONG], region, a = half_of(lv);
 	uint64_t limit = c->page;
 	uint64_t offset[MAX_OFFSETS];
 	double rate, unmoved, far = 0;

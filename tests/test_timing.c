@@ -1184,14 +1184,16 @@ static void test_sibling_spell(void)
 }
 
 /* The same spell while L1d's line is measured (module block-l1, after
- * a quiet assoc): each half of the moved class thrashes at every offset
- * until it ends, and the first offset that fits after it would read as
- * the line.  Spells over 0.4 to 1.2 of the quiet round: the line is
- * 64 B in every one, with the votes in the spell failed; over 0.4 the
- * offset before the fit, walked again, fits (before this check the
- * line stayed 64 B there by 2 votes of 3, and was inconclusive at 128,
- * 512 and 1024 B over 1.0 to 1.2, one vote left).  A spell without end:
- * unknown, never larger. */
+ * a quiet assoc).  Each half of the moved class is 3 lines short of
+ * the 12 ways (mod_block.c half_of): a sibling that takes 2 of them
+ * disturbs nothing, even without end.  One that takes 4 makes each half
+ * thrash at every offset until it ends, and the first offset that fits
+ * after it would read as the line.  Spells over 0.4 to 1.2 of the quiet
+ * round: the line is 64 B in every one, with the votes in the spell
+ * failed; over 0.4 the offset before the fit, walked again, fits
+ * (before this check the line stayed 64 B there by 2 votes of 3, and
+ * was inconclusive at 128, 512 and 1024 B over 1.0 to 1.2, one vote
+ * left).  A spell of 4 ways without end: unknown, never larger. */
 static void test_sibling_spell_line(void)
 {
 	static const double ends[] = { 0.4, 1.0, 1.1, 1.2 };
@@ -1208,8 +1210,17 @@ static void test_sibling_spell_line(void)
 	       "sibling spell: none, a line of 64 B, no vote failed");
 	timed_free(t);
 	round = total - before;
+	t = spell_run_through(2, before, UINT64_MAX, "assoc", "block-l1", &s2, &b2, &t2);
+	if (!t)
+		return;
+	l1 = mod_sim_level(&t->ms, "L1d");
+	tap_ok(l1 && amp_param_conclusive(&l1->line) && l1->line.value == 64 && !l1->line.failed,
+	       "sibling spell of 2 ways without end: a line of 64 B, no vote failed (%lld, %u failed: %s)",
+	       l1 && l1->line.known ? (long long)l1->line.value : -1, l1 ? l1->line.failed : 0,
+	       l1 ? l1->line.first_failure : "no L1d");
+	timed_free(t);
 	for (size_t i = 0; i < nends; i++) {
-		t = spell_run_through(2, before, before + (uint64_t)(ends[i] * (double)round), "assoc", "block-l1",
+		t = spell_run_through(4, before, before + (uint64_t)(ends[i] * (double)round), "assoc", "block-l1",
 				      &s2, &b2, &t2);
 		if (!t)
 			return;
@@ -1224,13 +1235,13 @@ static void test_sibling_spell_line(void)
 		timed_free(t);
 	}
 	tap_ok(right == (int)nends && failed == (int)nends && rewalked >= 1,
-	       "sibling spell over the line's round: 64 B in %d of %zu, votes failed in %d, a fit walked again in %d",
+	       "sibling spell of 4 ways over the line's round: 64 B in %d of %zu, votes failed in %d, a fit walked again in %d",
 	       right, nends, failed, rewalked);
-	t = spell_run_through(2, before, UINT64_MAX, "assoc", "block-l1", &s2, &b2, &t2);
+	t = spell_run_through(4, before, UINT64_MAX, "assoc", "block-l1", &s2, &b2, &t2);
 	if (!t)
 		return;
 	l1 = mod_sim_level(&t->ms, "L1d");
-	tap_ok(l1 && !amp_param_conclusive(&l1->line), "sibling spell without end over the line: unknown (%s)",
+	tap_ok(l1 && !amp_param_conclusive(&l1->line), "sibling spell of 4 ways without end over the line: unknown (%s)",
 	       l1 ? l1->line.reason : "no L1d");
 	timed_free(t);
 }
