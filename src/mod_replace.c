@@ -1844,8 +1844,8 @@ static int replace_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 			for (int h = 0; h < d->npol; h++)
 				sum_p += d->rand_probe[h];
 			amp_param_unknown(&lv->replacement,
-					  "the misses fit no policy: probe misses per round %s in the %s plans, from time (a policy: 1 in its own, 0 elsewhere; random: each at most %.2f, %.2f in all at least)",
-					  e, names, d->rand_probe[0] + TOL, sum_p / 2);
+					  "the misses fit no policy: probe misses per round %s in the %s plans, from time (a policy: 1 in its own, 0 elsewhere; random: each at most its model's share + %.2f, %.2f in all at least)",
+					  e, names, TOL, sum_p / 2);
 		} else if (d->found_set)
 			amp_param_unknown(&lv->replacement,
 					  "the misses fit no policy: probe misses per round %s in the %s plans (a policy: 1 in its own, 0 elsewhere; random: %.2f to %.2f everywhere)",
