@@ -988,7 +988,7 @@ static int replace_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int
 			random = random && e[h] >= RANDOM_MIN;
 		}
 	}
-	if ((d->found_set || timing) && sum_e < sum_p / 2)
+	if (paired && sum_e < sum_p / 2)
 		random = 0;
 	if (d->npm)
 		return pair_fit(d, e, value);

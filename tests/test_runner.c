@@ -322,12 +322,12 @@ static void test_real_runner(void)
 	 * successor. */
 	{
 		enum { SCATTERED = 4096 };
-		uint64_t *many = malloc(SCATTERED * sizeof *many), x = 12345, two[2];
+		uint64_t *many = malloc(SCATTERED * sizeof *many), two[2];
+		struct amp_rng rng;
 
-		for (size_t k = 0; many && k < SCATTERED; k++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			many[k] = (k << 14) | ((x >> 40) % 256) * 64;
-		}
+		amp_rng_seed(&rng, 12345);
+		for (size_t k = 0; many && k < SCATTERED; k++)
+			many[k] = (k << 14) | amp_rng_below(&rng, 256) * 64;
 		two[0] = many ? many[SCATTERED / 2] : 0;
 		two[1] = two[0] + 8; /* a word in no line of the first */
 		amp_plan_init(&p, "t", 64ULL << 20);
