@@ -42,6 +42,9 @@ struct sim_machine;
 /* What a backend measures: the real host, or a simulated machine. */
 struct amp_host {
 	struct sim_machine *sim; /* non-NULL: measure this simulated machine */
+	/* Access pairs take the way of an architecture without a
+	 * cache-flush instruction (amp_run_can_flush; tests). */
+	int pairs_unflushed;
 };
 
 #define AMP_MAX_SET 16

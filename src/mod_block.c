@@ -41,10 +41,13 @@
 #include "trace.h"
 
 #define PAIR_SPAN 512          /* the pair's block: no line is bigger */
-/* Last cache level: its pairs' first lines fill this many times its
- * effective size (main memory serves the first accesses; see
- * pair_buffer). */
+/* Last cache level, where no cache-flush instruction is at hand: its
+ * pairs' first lines fill this many times its effective size (main
+ * memory serves the first accesses; see pair_buffer). */
 #define PAIR_BELOW_FACTOR 2
+/* Last cache level where lines can be flushed: pairs a walk, their lines
+ * flushed before each (see pair_buffer). */
+#define PAIR_FLUSHED 16384
 /* A second access this share of the gap to L1 below this level's hit
  * was prefetched (a hit here would cost the hit). */
 #define PAIR_PREFETCHED 0.1
@@ -228,8 +231,8 @@ static int block_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64
  * to 26 ticks, an L1 or L2 hit, against an L3 hit of 31 and memory's
  * 236; in a test program, 128 B away, 178 to 253 with decoys in blocks
  * of their own, 86 to 127 with decoys in other pairs' blocks. */
-static int pair_plan(struct amp_ctx *c, uint64_t size, uint64_t first, uint64_t second, unsigned v,
-		     struct amp_plan *p, double *own, char *err, size_t len)
+static int pair_plan(struct amp_ctx *c, uint64_t size, int flushed, uint64_t first, uint64_t second,
+		     unsigned v, struct amp_plan *p, double *own, char *err, size_t len)
 {
 	uint64_t blocks = size / PAIR_SPAN, *block = malloc(blocks * sizeof *block);
 	uint64_t npair = blocks - blocks / 3, decoy = npair, n = 0, pairs = 0;
@@ -273,29 +276,40 @@ static int pair_plan(struct amp_ctx *c, uint64_t size, uint64_t first, uint64_t 
 		return -1;
 	}
 	/* No warm-up walk: the buffer is larger than the level, so a
-	 * cyclic walk finds nothing of itself there from the walk before. */
+	 * cyclic walk finds nothing of itself there from the walk before;
+	 * or its lines are flushed first. */
+	if (flushed)
+		amp_plan_add_pass(p, seq, AMP_OP_FLUSH, 1, 0);
 	amp_plan_add_pass(p, seq, AMP_OP_LOAD, 1, 1);
 	return 0;
 }
 
 /* A pair buffer that lives below lv, so a pair's first access misses
  * it: the next cache's effective size where that is at least twice
- * lv's, else one whose first accesses' lines alone (one in each pair
- * block, two thirds of the PAIR_SPAN-byte blocks) fill PAIR_BELOW_FACTOR
- * times lv's (main memory below).  At D = 16 a pair is one line, and
+ * lv's.  Main memory below: where lines can be flushed, PAIR_FLUSHED
+ * pairs whose lines are flushed before each walk (*flushed set); on the
+ * PVM Zen 5 guest the walks of a buffer that overflowed L3 took 8 to 15
+ * s of a default run's 50.  Else one whose first accesses' lines alone
+ * (one in each pair block, two thirds of the PAIR_SPAN-byte blocks) fill
+ * PAIR_BELOW_FACTOR times lv's.  At D = 16 a pair is one line, and
  * its first access must miss as it does where the pair is two: on the
  * simulated machine, where the pairs' two lines filled twice a 4 MiB
  * L3, the first accesses at D = 16 hit it almost half the time.  Counting
  * only those lines keeps every set overflowing where the index hashes
  * them over all sets, not over the quarter their offsets select. */
-static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
+static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv, int *flushed)
 {
 	uint64_t own = (uint64_t)lv->effective_size.value;
 	uint64_t size = PAIR_BELOW_FACTOR * own * (PAIR_SPAN / amp_nearest_line_or_64(lv->above)) * 3 / 2;
 	const struct amp_level *b = amp_level_below(c, lv);
 
+	*flushed = 0;
 	if (b && b->effective_size.known && (uint64_t)b->effective_size.value >= 2 * own)
 		size = (uint64_t)b->effective_size.value;
+	else if (amp_run_can_flush(c->host) && (uint64_t)PAIR_FLUSHED * PAIR_SPAN * 3 / 2 < size) {
+		size = (uint64_t)PAIR_FLUSHED * PAIR_SPAN * 3 / 2;
+		*flushed = 1;
+	}
 	/* Two patterns are mapped at a time (second_ticks): each at most a
 	 * quarter of --max-memory (a big last cache's pairs then overflow
 	 * fewer sets, or none, and say so). */
@@ -309,6 +323,7 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv)
 struct pairs {
 	struct amp_ctx *c;
 	uint64_t size;
+	int flushed;           /* its lines flushed before each walk */
 	unsigned v;
 	double h1;             /* the L1 hit */
 	struct amp_plan base;  /* the pairs at D = 16 (second hits L1) */
@@ -334,7 +349,7 @@ static int second_ticks(struct pairs *pr, uint64_t first, uint64_t second, doubl
 	double n = (double)amp_plan_accesses(&pr->base, 1);
 	int rc;
 
-	if (pair_plan(c, pr->size, first, second, pr->v, &p, &own, err, len) < 0)
+	if (pair_plan(c, pr->size, pr->flushed, first, second, pr->v, &p, &own, err, len) < 0)
 		return -1;
 	if (pr->arena[1].base)
 		p.arena = &pr->arena[1];
@@ -464,11 +479,12 @@ int amp_pair_missed(uint64_t d, uint64_t above_line, double second, double beyon
 static int pairs_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_t *value,
 		      char *err, size_t len)
 {
-	struct pairs pr = { .c = c, .size = pair_buffer(c, lv), .v = v, .h1 = amp_level_top(lv)->hit_ticks };
+	struct pairs pr = { .c = c, .v = v, .h1 = amp_level_top(lv)->hit_ticks };
 	double own;
 	int rc = -1;
 
-	if (pair_plan(c, pr.size, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &pr.base, &own, err, len) < 0)
+	pr.size = pair_buffer(c, lv, &pr.flushed);
+	if (pair_plan(c, pr.size, pr.flushed, PAIR_SPAN - 8, PAIR_SPAN - 16, v, &pr.base, &own, err, len) < 0)
 		return -1;
 	if (c->host->sim || (amp_arena_open(&pr.arena[0], pr.size, 1, err, len) == 0 &&
 			     amp_arena_open(&pr.arena[1], pr.size, 1, err, len) == 0)) {

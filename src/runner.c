@@ -906,6 +906,11 @@ int amp_run_pair_each(const struct amp_plan *a, const struct amp_plan *b, const 
 	return rc;
 }
 
+int amp_run_can_flush(const struct amp_host *host)
+{
+	return !host->pairs_unflushed && (host->sim || can_flush());
+}
+
 int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
 		     struct amp_run_result *res, char *err, size_t len)
 {
