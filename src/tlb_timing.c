@@ -81,6 +81,12 @@
 #define INTERACT 2.0              /* a cache can scale a translation's cost this much */
 #define THR_STEP 0.003            /* bisection: share of the step that counts as left */
 #define THR_SIGMA 4.0             /* bisection: noise multiples that count as left */
+/* ... on the times themselves (controls_flat): a share that a random
+ * TLB's first page over its entries passes (at 0.05 the simulated
+ * random DTLBs of 64 and 96 entries read 65 and 98), and over the
+ * scatter of the PVM Zen 5 guest's jumps under the ITLB's 64 (at 4
+ * times that scatter alone, 58 or 59 in 3 runs of 5). */
+#define THR_RAW_STEP 0.02
 #define SWEEPS 2                  /* real machine: entries sweeps, each point's fastest kept */
 #define RETRIES 2                 /* times a bisection step over its level is retaken */
 #define REF_LINES 16u             /* the quiet gate's reference: lines of one page */
@@ -593,21 +599,27 @@ static int tlb_part(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, do
 	return 0;
 }
 
-/* tlb_part, where a time over `over` is believed only on a second look
+/* tlb_part, or (raw) the time per load itself, without the control. */
+static int tlb_look(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, int raw, double *y)
+{
+	return raw ? time_pages(t, page, stride, n, y) : tlb_part(t, page, stride, n, base, y);
+}
+
+/* tlb_look, where a time over `over` is believed only on a second look
  * (noise only adds time): up to RETRIES more, the fastest kept. */
-static int tlb_part_over(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, double over,
-			 double *y)
+static int tlb_look_over(struct tt *t, uint64_t page, uint64_t stride, uint64_t n, double base, int raw,
+			 double over, double *y)
 {
 	int busy = t->busy, quiet;
 
-	if (tlb_part(t, page, stride, n, base, y) < 0)
+	if (tlb_look(t, page, stride, n, base, raw, y) < 0)
 		return -1;
 	quiet = t->busy == busy;
 	for (int r = 0; r < RETRIES && *y > over; r++) {
 		double again;
 
 		busy = t->busy;
-		if (tlb_part(t, page, stride, n, base, &again) < 0)
+		if (tlb_look(t, page, stride, n, base, raw, &again) < 0)
 			return -1;
 		*y = fmin(*y, again);
 		quiet |= t->busy == busy;
@@ -724,6 +736,27 @@ double amp_tlb_step_clear(const double *lv, int n, const double *next, int nnext
 	return 1;
 }
 
+/* Whether the control stays flat past a level whose last octave is
+ * `end` and last point `last`: its median over the EDGE points after
+ * `last` is within THR_SIGMA of its spread over `end` above its median
+ * there.  Then the caches add nothing at the level's end, and the end
+ * is better found on the times per load themselves: below a few hundred
+ * lines the control's layout scatters more than the TLB's own step at
+ * its start (the PVM Zen 5 guest's jump chains: 0.345 to 0.350 ticks a
+ * jump from 32 to 56 pages, their control 0.320 to 0.354; ITLB read 64
+ * to 82 entries in 10 default runs, 4 of them over 68). */
+static int controls_flat(const struct amp_tlb_timing *o, struct run end, int last)
+{
+	struct run past = { last + 1, last + EDGE };
+	const double *c = o->ctl_ticks;
+
+	if (past.first >= o->npoints)
+		return 0;
+	if (past.last >= o->npoints)
+		past.last = o->npoints - 1;
+	return run_median(c, past) <= run_median(c, end) + THR_SIGMA * spread(c + end.first, end.last - end.first + 1);
+}
+
 static int entries(struct tt *t, struct amp_tlb_timing *o)
 {
 	double y[AMP_TLB_MAX_POINTS] = { 0 }, base;
@@ -766,8 +799,9 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 	}
 	for (int k = 0; k < ntlb && o->nlevels < AMP_TLB_MAX_LEVELS; k++) {
 		struct run after = { lv[k].all.last + 1, o->npoints - 1 }, end = lv[k].tail;
-		double tail, sigma, next, thr;
-		int last = lv[k].all.last;
+		double tail, sigma, next, thr, vtail;
+		const double *v;
+		int last = lv[k].all.last, raw;
 		uint64_t lo, hi;
 
 		/* The level's end is judged against its last octave: a level
@@ -775,29 +809,34 @@ static int entries(struct tt *t, struct amp_tlb_timing *o)
 		 * ticks more from 20 pages to the ITLB's 64). */
 		while (end.first < end.last && 2 * o->pages[end.first] < o->pages[end.last])
 			end.first++;
-		tail = run_median(y, end);
-		sigma = spread(y + end.first, end.last - end.first + 1);
-
 		/* Past the last level the page walks grow dearer as their
 		 * own data leaves the caches, and a TLB with no strict LRU
 		 * fades out over a range of N: its penalty is the typical
 		 * walk over the rest of the sweep. */
+		tail = run_median(y, end);
 		next = k + 1 < ntlb ? run_median(y, lv[k + 1].head) : run_median(y, after);
-		thr = fmax(THR_SIGMA * sigma, THR_STEP * (next - tail));
+		/* The first level's end is found on the times themselves where
+		 * the control stays flat past it (controls_flat), else on the
+		 * TLBs' part. */
+		raw = k == 0 && controls_flat(o, end, lv[k].all.last);
+		v = raw ? o->ticks : y;
+		vtail = run_median(v, end);
+		sigma = spread(v + end.first, end.last - end.first + 1);
+		thr = fmax(THR_SIGMA * sigma, (raw ? THR_RAW_STEP : THR_STEP) * (next - tail));
 
 		/* The last N whose loads all stay at this level: from the last
 		 * sweep point still at the tail's time, by bisection. */
-		while (last > end.first && y[last] > tail + thr)
+		while (last > end.first && v[last] > vtail + thr)
 			last--;
 		lo = o->pages[last];
 		hi = o->pages[last + 1];
 		while (hi - lo > 1) {
 			uint64_t mid = lo + (hi - lo) / 2;
-			double v;
+			double at;
 
-			if (tlb_part_over(t, o->page, 1, mid, base, tail + thr, &v) < 0)
+			if (tlb_look_over(t, o->page, 1, mid, base, raw, vtail + thr, &at) < 0)
 				return -1;
-			if (v <= tail + thr)
+			if (at <= vtail + thr)
 				lo = mid;
 			else
 				hi = mid;
@@ -855,7 +894,7 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 		uint64_t mid = lo + (hi - lo) / 2;
 		double v;
 
-		if (tlb_part_over(t, o->page, stride, mid, base, thr, &v) < 0)
+		if (tlb_look_over(t, o->page, stride, mid, base, 0, thr, &v) < 0)
 			return -1;
 		if (v > thr)
 			hi = mid;
@@ -865,7 +904,7 @@ static int fewest_missing(struct tt *t, const struct amp_tlb_timing *o, uint64_t
 	for (int k = 0; k < SOME_STEPS && hi > 2; k++) {
 		double v;
 
-		if (tlb_part_over(t, o->page, stride, hi - 1, base, some, &v) < 0)
+		if (tlb_look_over(t, o->page, stride, hi - 1, base, 0, some, &v) < 0)
 			return -1;
 		if (v <= some)
 			break;
