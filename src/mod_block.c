@@ -287,11 +287,13 @@ static int pair_plan(struct amp_ctx *c, uint64_t size, int flushed, uint64_t fir
 /* A pair buffer that lives below lv, so a pair's first access misses
  * it: the next cache's effective size where that is at least twice
  * lv's.  Main memory below: where lines can be flushed, PAIR_FLUSHED
- * pairs whose lines are flushed before each walk (*flushed set); on the
- * PVM Zen 5 guest the walks of a buffer that overflowed L3 took 8 to 15
- * s of a default run's 50.  Else one whose first accesses' lines alone
- * (one in each pair block, two thirds of the PAIR_SPAN-byte blocks) fill
- * PAIR_BELOW_FACTOR times lv's.  At D = 16 a pair is one line, and
+ * pairs whose lines are flushed before each walk (*flushed set) unless
+ * the buffer below is smaller; on the PVM Zen 5 guest the walks of a
+ * buffer that overflowed L3 took 2 to 19 s of a default run's 35 to 60
+ * (the flushed pairs: 0.7 to 1.5 s).  Else one whose first accesses'
+ * lines alone (one in each pair block, two thirds of the PAIR_SPAN-byte
+ * blocks) fill PAIR_BELOW_FACTOR times lv's.  At D = 16 a pair is one
+ * line, and
  * its first access must miss as it does where the pair is two: on the
  * simulated machine, where the pairs' two lines filled twice a 4 MiB
  * L3, the first accesses at D = 16 hit it almost half the time.  Counting
