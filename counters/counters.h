@@ -43,7 +43,7 @@ struct sim_machine;
 struct amp_host {
 	struct sim_machine *sim; /* non-NULL: measure this simulated machine */
 	/* Access pairs take the way of an architecture without a
-	 * cache-flush instruction (amp_run_can_flush; tests). */
+	 * cache-flush instruction (mod_block.c pair_buffer; tests). */
 	int pairs_unflushed;
 };
 

@@ -303,13 +303,14 @@ static uint64_t pair_buffer(const struct amp_ctx *c, const struct amp_level *lv,
 {
 	uint64_t own = (uint64_t)lv->effective_size.value;
 	uint64_t size = PAIR_BELOW_FACTOR * own * (PAIR_SPAN / amp_nearest_line_or_64(lv->above)) * 3 / 2;
+	uint64_t flushed_size = (uint64_t)PAIR_FLUSHED * PAIR_SPAN * 3 / 2; /* pairs in 2/3 of the blocks */
 	const struct amp_level *b = amp_level_below(c, lv);
 
 	*flushed = 0;
 	if (b && b->effective_size.known && (uint64_t)b->effective_size.value >= 2 * own)
 		size = (uint64_t)b->effective_size.value;
-	else if (amp_run_can_flush(c->host) && (uint64_t)PAIR_FLUSHED * PAIR_SPAN * 3 / 2 < size) {
-		size = (uint64_t)PAIR_FLUSHED * PAIR_SPAN * 3 / 2;
+	else if (!c->host->pairs_unflushed && amp_run_can_flush(c->host) && flushed_size < size) {
+		size = flushed_size;
 		*flushed = 1;
 	}
 	/* Two patterns are mapped at a time (second_ticks): each at most a

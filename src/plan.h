@@ -163,9 +163,8 @@ int amp_run_pair(const struct amp_plan *a, const struct amp_plan *b, const struc
 int amp_run_pair_each(const struct amp_plan *a, const struct amp_plan *b, const struct amp_host *host,
 		      unsigned reps, double *each_a, double *each_b, char *err, size_t len);
 
-/* Whether access pairs may flush their lines on host (the simulated
- * machine, or a cache-flush instruction here; not where the host asks
- * for pairs_unflushed). */
+/* Whether plans may flush lines on host (the simulated machine, or a
+ * cache-flush instruction here). */
 int amp_run_can_flush(const struct amp_host *host);
 
 /* Counter-API overhead: counts and ticks of an empty measured bracket,

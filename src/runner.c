@@ -908,7 +908,7 @@ int amp_run_pair_each(const struct amp_plan *a, const struct amp_plan *b, const 
 
 int amp_run_can_flush(const struct amp_host *host)
 {
-	return !host->pairs_unflushed && (host->sim || can_flush());
+	return host->sim || can_flush();
 }
 
 int amp_run_overhead(const struct amp_host *host, struct amp_cset *set, unsigned reps,
