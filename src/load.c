@@ -42,6 +42,32 @@ int amp_load_read(const char *path, struct amp_load *s)
 	return s->n ? 0 : -1;
 }
 
+/* b's i-th CPU's jiffies working (*db) and in all (*da) since a; 0, or
+ * -1 where they say nothing: a CPU that came online in between, or a
+ * counter that went back (hotplug), or no time passed. */
+static int since(const struct amp_load *a, const struct amp_load *b, int i, uint64_t *db, uint64_t *da)
+{
+	int j;
+
+	for (j = 0; j < a->n && a->cpu[j] != b->cpu[i]; j++)
+		;
+	if (j == a->n || b->all[i] < a->all[j] || b->busy[i] < a->busy[j] || b->all[i] == a->all[j])
+		return -1;
+	*da = b->all[i] - a->all[j];
+	*db = b->busy[i] - a->busy[j];
+	return 0;
+}
+
+double amp_load_share(const struct amp_load *a, const struct amp_load *b, int cpu)
+{
+	uint64_t db, da;
+
+	for (int i = 0; i < b->n; i++)
+		if (b->cpu[i] == cpu)
+			return since(a, b, i, &db, &da) < 0 ? -1 : (double)db / (double)da;
+	return -1;
+}
+
 int amp_load_others(const struct amp_load *a, const struct amp_load *b, int self, struct amp_others *o)
 {
 	uint64_t busy = 0, all = 0;
@@ -50,19 +76,8 @@ int amp_load_others(const struct amp_load *a, const struct amp_load *b, int self
 	o->busiest = -1;
 	for (int i = 0; i < b->n; i++) {
 		uint64_t db, da;
-		int j;
 
-		if (b->cpu[i] == self)
-			continue;
-		for (j = 0; j < a->n && a->cpu[j] != b->cpu[i]; j++)
-			;
-		/* A CPU that came online during the run, or a counter that
-		 * went back (hotplug), says nothing. */
-		if (j == a->n || b->all[i] < a->all[j] || b->busy[i] < a->busy[j])
-			continue;
-		da = b->all[i] - a->all[j];
-		db = b->busy[i] - a->busy[j];
-		if (!da)
+		if (b->cpu[i] == self || since(a, b, i, &db, &da) < 0)
 			continue;
 		busy += db;
 		all += da;

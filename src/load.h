@@ -28,6 +28,8 @@ struct amp_others {
 
 /* Reads path (/proc/stat); 0, or -1 when it holds no per-CPU line. */
 int amp_load_read(const char *path, struct amp_load *s);
+/* cpu's busy share of its time from a to b, or -1 where unknown. */
+double amp_load_share(const struct amp_load *a, const struct amp_load *b, int cpu);
 /* The others of self from a to b; 0, or -1 when none can be compared. */
 int amp_load_others(const struct amp_load *a, const struct amp_load *b, int self, struct amp_others *o);
 

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include "load.h"
 #include "timer.h"
 #include "util.h"
 
@@ -27,14 +29,34 @@
 #define PROBE_LOADS 16384u         /* loads per timed run (a few tens of microseconds) */
 #define PROBE_RUNS 3               /* the minimum of this many runs per size, CPU and round */
 #define PROBE_ROUNDS 2             /* every CPU in turn, twice: a passing spell hits all alike */
+/* Other work on each CPU is read from /proc/stat over this window
+ * while amp sleeps (a jiffy is 10 ms at the usual USER_HZ of 100).  The
+ * chases cannot see it: each runs in a time slice of its own.  Runs
+ * started beside a loop pinned to one vCPU of the Zen 5 guest pinned
+ * themselves to that vCPU in 3 of 4, and `--level=L2` took 18 to 20 s
+ * instead of 8 to 10. */
+#define LOAD_WINDOW_NS 50000000L
 
-int amp_pin_choose(const double *score, int n, int current)
+/* Whether CPU i runs other work most of the time (busy: NULL or a
+ * share below 0 where not known). */
+static int taken(const double *busy, int i)
 {
-	int best = current;
+	return busy && busy[i] >= AMP_PIN_TAKEN;
+}
+
+int amp_pin_choose(const double *score, const double *busy, int n, int current)
+{
+	int best = -1, any_free = 0;
 
 	for (int i = 0; i < n; i++)
-		if (score[i] < score[best])
+		any_free |= !taken(busy, i);
+	/* A CPU busy with other work would share its time and its caches
+	 * with amp: only where every CPU is does one count. */
+	for (int i = 0; i < n; i++)
+		if ((!any_free || !taken(busy, i)) && (best < 0 || score[i] < score[best]))
 			best = i;
+	if (any_free && taken(busy, current))
+		return best;
 	/* Equal CPUs differ by noise: move only for a clear gain. */
 	return score[best] < (1 - AMP_PIN_MARGIN) * score[current] ? best : current;
 }
@@ -148,12 +170,27 @@ static int probe(const int *cpus, int n, double *score)
 	return rc;
 }
 
+/* Each of cpus[0..n-1]'s busy share over LOAD_WINDOW while amp sleeps
+ * (other work; -1 where /proc/stat does not say). */
+static void others_busy(const int *cpus, int n, double *busy)
+{
+	static struct amp_load before, after;
+	const struct timespec window = { 0, LOAD_WINDOW_NS };
+	int ok = amp_load_read("/proc/stat", &before) == 0;
+
+	nanosleep(&window, NULL);
+	ok = ok && amp_load_read("/proc/stat", &after) == 0;
+	for (int i = 0; i < n; i++)
+		busy[i] = ok ? amp_load_share(&before, &after, cpus[i]) : -1;
+}
+
 int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
 {
 	static int allowed_cpus[CPU_SETSIZE];
 	cpu_set_t mask;
 	int cpus[PROBE_CPUS], n, allowed = 0, current, pick, at = -1;
-	double score[PROBE_CPUS], most = 0;
+	double score[PROBE_CPUS], busy[PROBE_CPUS], most = 0;
+	char taken_note[96] = "";
 
 	snprintf(how, howlen, "the CPU it started on");
 	if (sched_getaffinity(0, sizeof mask, &mask) < 0 || (current = sched_getcpu()) < 0)
@@ -175,11 +212,15 @@ int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
 	}
 	if (at < 0)
 		cpus[at = n - 1] = current;
+	others_busy(cpus, n, busy);
 	if (probe(cpus, n, score) < 0) {
 		sched_setaffinity(0, sizeof mask, &mask);
 		return amp_pin_self(why, len);
 	}
-	pick = amp_pin_choose(score, n, at);
+	pick = amp_pin_choose(score, busy, n, at);
+	if (taken(busy, at) && pick != at)
+		snprintf(taken_note, sizeof taken_note, "; CPU %d where it started ran other work %.0f%% of %ld ms",
+			 current, 100 * busy[at], LOAD_WINDOW_NS / 1000000);
 	if (pin_to(cpus[pick]) < 0) {
 		snprintf(why, len, "sched_setaffinity: %s", strerror(errno));
 		sched_setaffinity(0, sizeof mask, &mask);
@@ -193,8 +234,8 @@ int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len)
 			 AMP_PIN_MARGIN * 100, n, score[at], most);
 	else
 		snprintf(how, howlen, "the quietest of %d probed (8-256 KiB chases, ticks a load summed: "
-			 "%.1f here, %.1f on CPU %d where it started, %.1f the most)",
-			 n, score[pick], score[at], current, most);
+			 "%.1f here, %.1f on CPU %d where it started, %.1f the most%s)",
+			 n, score[pick], score[at], current, most, taken_note);
 	return cpus[pick];
 }
 #else

@@ -68,13 +68,17 @@ int amp_read_line(const char *path, char *buf, size_t len);
  * caches).  Returns the CPU, or -1 with the reason. */
 int amp_pin_self(char *why, size_t len);
 
-/* Pins the process to the quietest CPU it may run on (pin.c): the one
- * where short pointer chases over 8-256 KiB run fastest, the current
- * one unless another is AMP_PIN_MARGIN faster.  Returns the CPU and in
- * how the choice, or -1 with the reason. */
+/* Pins the process to the quietest CPU it may run on (pin.c): one not
+ * busy with other work (AMP_PIN_TAKEN of the time or more) where there
+ * is one, and of those the one where short pointer chases over 8-256
+ * KiB run fastest, the current one unless another is AMP_PIN_MARGIN
+ * faster.  Returns the CPU and in how the choice, or -1 with the
+ * reason. */
 #define AMP_PIN_MARGIN 0.02
+#define AMP_PIN_TAKEN 0.5
 int amp_pin_quietest(char *how, size_t howlen, char *why, size_t len);
-/* The choice among n scores (lower is quieter) from current. */
-int amp_pin_choose(const double *score, int n, int current);
+/* The choice among n scores (lower is quieter) from current; busy:
+ * each CPU's share of time on other work (NULL, or below 0: unknown). */
+int amp_pin_choose(const double *score, const double *busy, int n, int current);
 
 #endif

@@ -598,10 +598,21 @@ static void test_pin(void)
 	char how[192], why[256];
 	int cpu;
 
-	tap_eq(amp_pin_choose(equal, 3, 1), 1, "pin: within the margin the current CPU stays");
-	tap_eq(amp_pin_choose(busy, 3, 1), 0, "pin: a busy current CPU gives way to the quietest");
-	tap_eq(amp_pin_choose(quieter, 2, 0), 1, "pin: 10%% quieter elsewhere moves");
-	tap_eq(amp_pin_choose(busy, 3, 0), 0, "pin: the quietest current CPU stays");
+	const double idle[3] = { 0, 0.02, -1 }, current_taken[3] = { 0, 1.0, 0.1 }, all_taken[3] = { 0.9, 1.0, 0.6 };
+	const double other_taken[3] = { 1.0, 0, 0 }, fastest_here[3] = { 55.0, 53.0, 56.0 };
+
+	tap_eq(amp_pin_choose(equal, NULL, 3, 1), 1, "pin: within the margin the current CPU stays");
+	tap_eq(amp_pin_choose(busy, NULL, 3, 1), 0, "pin: a slow current CPU gives way to the quietest");
+	tap_eq(amp_pin_choose(quieter, NULL, 2, 0), 1, "pin: 10%% quieter elsewhere moves");
+	tap_eq(amp_pin_choose(busy, NULL, 3, 0), 0, "pin: the quietest current CPU stays");
+	tap_eq(amp_pin_choose(equal, idle, 3, 1), 1, "pin: idle CPUs (or unknown) choose by the chases alone");
+	/* Another process on the current CPU: the chases run as fast
+	 * there (each in a time slice of its own), yet amp would get half
+	 * of it. */
+	tap_eq(amp_pin_choose(equal, current_taken, 3, 1), 2, "pin: a current CPU busy with other work gives way, to the fastest free one");
+	tap_eq(amp_pin_choose(fastest_here, current_taken, 3, 1), 0, "pin: ... even where its chases ran fastest");
+	tap_eq(amp_pin_choose(equal, other_taken, 3, 2), 2, "pin: a faster CPU busy with other work is no choice");
+	tap_eq(amp_pin_choose(busy, all_taken, 3, 1), 0, "pin: where every CPU is busy, the chases decide");
 	cpu = amp_pin_quietest(how, sizeof how, why, sizeof why);
 	if (cpu < 0) {
 		tap_ok(why[0] != 0, "pin: refused with a reason (%s)", why);
