@@ -54,6 +54,10 @@ struct sim_spec {
 	 * hold sibling_ways ways of every set of the data side's level-1
 	 * and level-2 caches (it touches them as often as we access). */
 	unsigned sibling_ways;
+	/* ... touched only before every sibling_every-th of our accesses
+	 * (0, 1: each), so they sometimes age out and a walk one line
+	 * under our ways misses part of the time, as on the Zen 5 guest. */
+	unsigned sibling_every;
 	/* ... and, in the same spell, its pages hold sibling_tlb_ways[k]
 	 * ways of every set of the level-(k + 1) TLBs (a core's threads
 	 * share them: the Zen 3 guest's STLB and L2 ITLB read half their

@@ -799,7 +799,8 @@ unsigned sim_access(struct sim_machine *m, uint64_t va, enum sim_op op)
 	if (m->busy_sibling)
 		sibling(m);
 	if (m->spec.sibling_until && m->total > m->spec.sibling_from && m->total <= m->spec.sibling_until) {
-		if (m->spec.sibling_ways && side == 0)
+		if (m->spec.sibling_ways && side == 0 &&
+		    (m->spec.sibling_every <= 1 || m->total % m->spec.sibling_every == 0))
 			sibling_loop(m, va, pa);
 		if (m->spec.sibling_tlb_ways[0] || m->spec.sibling_tlb_ways[1])
 			sibling_tlb_loop(m, va, side);
