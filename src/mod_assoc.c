@@ -81,6 +81,9 @@ struct search {
 	uint64_t fit, over; /* counters: lines known to fit one set, lines that thrashed it (pushed_ways_vote) */
 	int pushed; /* counters: the ways came from walks with pushers */
 	unsigned looks_left; /* data by timing: looks at a partial step left to the level (look_again) */
+	int step_partial; /* ... the last vote's step stayed partial */
+	int full_seen; /* ... a step of this level's votes was full */
+	uint64_t mixed_lines; /* ... this round's first partial step after a full one: its lines */
 };
 static _Thread_local struct search search;
 
@@ -244,8 +247,9 @@ static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base,
 	return 0;
 }
 
-/* Data by timing: the smallest walk that thrashes, *hi lines, looked
- * at again while it misses only part of the time.  A neighbour on the
+/* Data by timing: the smallest walk that thrashes at a stride past
+ * the way, *hi lines, looked at again while it misses only part of the
+ * time.  A neighbour on the
  * core (a host's SMT sibling shares L1d) takes ways in spells that come
  * and go within seconds: on the Zen 5 guest, walks of 12 lines 4 KiB
  * apart, timed in 8 mappings in turn every 0.2 s, hit in all 8 (2.3
@@ -285,6 +289,8 @@ static int look_again(struct amp_ctx *c, struct amp_level *lv, uint64_t base, ui
 		if (rate < LOOK_FITS && thrash_rate(c, lv, base, s, ++*hi, &yes, &rate, err, len) < 0)
 			return -1;
 	}
+	search.step_partial = rate < STEP_FULL;
+	search.full_seen |= !search.step_partial;
 	return 0;
 }
 
@@ -343,8 +349,6 @@ static int smallest_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t bas
 		snprintf(err, len, "%s: a single line walked alone keeps missing", lv->name);
 		return -1;
 	}
-	if (data_by_time(lv) && lv->kind == AMP_KIND_CACHE && look_again(c, lv, base, s, &hi, err, len) < 0)
-		return -1;
 	*first = hi;
 	return 0;
 }
@@ -424,6 +428,18 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	 * thrash clearly against the one that fits. */
 	if (code_by_time(lv) ? !search.hi || 2 * s < search.hi : 2 * s > search.hi)
 		search.hi = 2 * s;
+	/* Data by timing, the settled step looked at again while partial
+	 * (at strides under the way the lines fill several sets, and the
+	 * step is partial in any cache).  One still partial once the looks
+	 * were spent, where earlier votes' steps were full, marks the round
+	 * (spell_seen): a spell outlasted the looks (one default run's 16
+	 * L1d votes read 12 where full, then 11 and 10). */
+	if (data_by_time(lv) && lv->kind == AMP_KIND_CACHE) {
+		if (look_again(c, lv, base, 2 * s, &n, err, len) < 0)
+			return -1;
+		if (search.step_partial && search.full_seen && !search.mixed_lines)
+			search.mixed_lines = n;
+	}
 
 	*value = (int64_t)(n - 1);
 	return 0;
@@ -891,6 +907,7 @@ static int assoc_round(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 	search.evict_failed = 0;
 	search.pushed = 0;
 	search.hi = 0;
+	search.mixed_lines = 0;
 	/* With counters, L1's replacement first: a random L1 keeps some
 	 * lines of any walk (see ways_with_evictors). */
 	if (lv->method == AMP_METHOD_COUNTERS && lv->kind == AMP_KIND_CACHE && lv->above && !lv->above->above)
@@ -956,7 +973,14 @@ static int assoc_round(struct amp_ctx *c, struct amp_level *lv, char *err, size_
 /* Whether this round of lv's ways was measured in a spell; why. */
 static int spell_seen(const struct amp_level *lv, char *why, size_t len)
 {
-	if (!data_by_time(lv) || lv->kind != AMP_KIND_CACHE || !amp_param_conclusive(&lv->assoc))
+	if (!data_by_time(lv) || lv->kind != AMP_KIND_CACHE)
+		return 0;
+	if (search.mixed_lines) {
+		snprintf(why, len, "%s: in a round some votes' walks one line over the ways missed fully, and in a later one %llu lines missed only part of the time, look after look",
+			 lv->name, (unsigned long long)search.mixed_lines);
+		return 1;
+	}
+	if (!amp_param_conclusive(&lv->assoc))
 		return 0;
 	if (!amp_param_conclusive(&lv->way)) {
 		snprintf(why, len, "%s: a round read %lld ways, and the way search then found no stride at which %lld lines thrash (%s)",
@@ -979,6 +1003,8 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	int rc;
 
 	search.looks_left = STEP_LOOKS;
+	search.full_seen = 0;
+	search.step_partial = 0;
 	rc = assoc_round(c, lv, err, len);
 
 	for (; rc == 0 && spell_seen(lv, why, sizeof why); tries++) {

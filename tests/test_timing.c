@@ -1249,6 +1249,24 @@ static void test_sibling_spell_partial(void)
 		       l1 ? (long long)l1->size.value >> 10 : -1, l1 ? (long long)l1->effective_size.value >> 10 : -1);
 		timed_free(t);
 	}
+	/* A spell from 0.3 of the round on: the first votes step fully,
+	 * later ones stay partial through the looks, and the round is
+	 * measured again after a pause. */
+	for (size_t i = 0; i < 3; i++) {
+		static const double to[] = { 1.5, 2.5, 4.0 };
+		const struct amp_level *l1;
+
+		if (!(t = spell_run_every(2, 16, swept + (uint64_t)(0.3 * (double)round),
+					  swept + (uint64_t)(to[i] * (double)round), NULL, "assoc", &swept, &before, &total)))
+			return;
+		l1 = mod_sim_level(&t->ms, "L1d");
+		tap_ok(l1 && amp_param_conclusive(&l1->assoc) && l1->assoc.value == 12 && l1->size.value == 48 << 10 &&
+			       l1->assoc.failed && strstr(l1->assoc.first_failure, "look after look"),
+		       "partial sibling spell from 0.3 to %.1f of a round past the sweep: %lld ways, %u votes set aside: %s",
+		       to[i], l1 ? (long long)l1->assoc.value : -1, l1 ? l1->assoc.failed : 0,
+		       l1 ? l1->assoc.first_failure : "no L1d");
+		timed_free(t);
+	}
 }
 
 /* The same spell while L1d's line is measured (module block-l1, after
