@@ -82,8 +82,8 @@ struct search {
 	int pushed; /* counters: the ways came from walks with pushers */
 	unsigned looks_left; /* data by timing: looks at a partial step left to the level (look_again) */
 	int step_partial; /* ... the last vote's step stayed partial */
-	int full_seen; /* ... a step of this level's votes was full */
-	uint64_t mixed_lines; /* ... this round's first partial step after a full one: its lines */
+	uint64_t full_lines; /* ... the fewest lines of this level's votes' full steps (0: none yet) */
+	uint64_t mixed_lines; /* ... this round's first partial step at fewer lines: its lines */
 };
 static _Thread_local struct search search;
 
@@ -249,14 +249,14 @@ static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base,
 
 /* Data by timing: the smallest walk that thrashes at a stride past
  * the way, *hi lines, looked at again while it misses only part of the
- * time.  A neighbour on the
- * core (a host's SMT sibling shares L1d) takes ways in spells that come
- * and go within seconds: on the Zen 5 guest, walks of 12 lines 4 KiB
- * apart, timed in 8 mappings in turn every 0.2 s, hit in all 8 (2.3
- * ticks a load) or missed in all 8 (8.4) for seconds at a time, and in
- * 4 of 87 `--level=L1d` runs most votes read 10 of its 12 ways, 11
- * lines missing half the time.  There one line over the ways misses
- * fully (13 lines: 1.3 to 2.2 of the gap).  A set that is not LRU
+ * time.  A neighbour on the core (a host's SMT sibling shares L1d) takes
+ * ways in spells that come and go within seconds: on the Zen 5 guest,
+ * walks of 12 lines 4 KiB apart, timed in 8 mappings in turn every 0.2
+ * s, hit in all 8 (2.3 ticks a load) or missed in all 8 (8.4) for
+ * seconds at a time, and 4 of 87 `--level=L1d` runs read 10 of its 12
+ * ways (3 of them inconclusive), 11 lines missing half of the gap.
+ * Quiet, one line over the ways misses fully there (13 lines: 1.2 to
+ * 2.2 of the gap).  A set that is not LRU
  * misses part of the time one line over too, at every look (Intel's
  * 12-way L1d: 0.50 to 0.59): looks then cost only the budget
  * (search.looks_left, and a nap each on a real machine). */
@@ -290,7 +290,8 @@ static int look_again(struct amp_ctx *c, struct amp_level *lv, uint64_t base, ui
 			return -1;
 	}
 	search.step_partial = rate < STEP_FULL;
-	search.full_seen |= !search.step_partial;
+	if (!search.step_partial && (!search.full_lines || *hi < search.full_lines))
+		search.full_lines = *hi;
 	return 0;
 }
 
@@ -431,13 +432,15 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	/* Data by timing, the settled step looked at again while partial
 	 * (at strides under the way the lines fill several sets, and the
 	 * step is partial in any cache).  One still partial once the looks
-	 * were spent, where earlier votes' steps were full, marks the round
-	 * (spell_seen): a spell outlasted the looks (one default run's 16
-	 * L1d votes read 12 where full, then 11 and 10). */
+	 * were spent, at fewer lines than earlier votes' full steps, marks
+	 * the round (spell_seen): a spell outlasted the looks (one default
+	 * run's 16 L1d votes read 12 where full, then 11 and 10).  A level
+	 * whose step is partial by nature may read one full in noise, but
+	 * at the same lines. */
 	if (data_by_time(lv) && lv->kind == AMP_KIND_CACHE) {
 		if (look_again(c, lv, base, 2 * s, &n, err, len) < 0)
 			return -1;
-		if (search.step_partial && search.full_seen && !search.mixed_lines)
+		if (search.step_partial && n < search.full_lines && !search.mixed_lines)
 			search.mixed_lines = n;
 	}
 
@@ -976,8 +979,8 @@ static int spell_seen(const struct amp_level *lv, char *why, size_t len)
 	if (!data_by_time(lv) || lv->kind != AMP_KIND_CACHE)
 		return 0;
 	if (search.mixed_lines) {
-		snprintf(why, len, "%s: in a round some votes' walks one line over the ways missed fully, and in a later one %llu lines missed only part of the time, look after look",
-			 lv->name, (unsigned long long)search.mixed_lines);
+		snprintf(why, len, "%s: a vote's %llu lines missed part of the time, look after look, where earlier votes' walks of %llu missed fully",
+			 lv->name, (unsigned long long)search.mixed_lines, (unsigned long long)search.full_lines);
 		return 1;
 	}
 	if (!amp_param_conclusive(&lv->assoc))
@@ -1003,7 +1006,7 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 	int rc;
 
 	search.looks_left = STEP_LOOKS;
-	search.full_seen = 0;
+	search.full_lines = 0;
 	search.step_partial = 0;
 	rc = assoc_round(c, lv, err, len);
 
