@@ -31,10 +31,10 @@
 #define PROBE_ROUNDS 2             /* every CPU in turn, twice: a passing spell hits all alike */
 /* Other work on each CPU is read from /proc/stat over this window
  * while amp sleeps (a jiffy is 10 ms at the usual USER_HZ of 100).  The
- * chases cannot see it: each runs in a time slice of its own.  Runs
- * started beside a loop pinned to one vCPU of the Zen 5 guest pinned
- * themselves to that vCPU in 3 of 4, and `--level=L2` took 18 to 20 s
- * instead of 8 to 10. */
+ * chases cannot see it: each runs in a time slice of its own.  Of 4
+ * `--level=L2` runs started beside a loop pinned to one vCPU of the
+ * Zen 5 guest, 3 pinned themselves to that vCPU and took 18.0 to 19.7
+ * s; the fourth, on the other, 10.5 s. */
 #define LOAD_WINDOW_NS 50000000L
 
 /* Whether CPU i runs other work most of the time (busy: NULL or a
@@ -170,7 +170,7 @@ static int probe(const int *cpus, int n, double *score)
 	return rc;
 }
 
-/* Each of cpus[0..n-1]'s busy share over LOAD_WINDOW while amp sleeps
+/* Each of cpus[0..n-1]'s busy share over LOAD_WINDOW_NS while amp sleeps
  * (other work; -1 where /proc/stat does not say). */
 static void others_busy(const int *cpus, int n, double *busy)
 {
