@@ -252,8 +252,9 @@ static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base,
  * time.  A neighbour on the core (a host's SMT sibling shares L1d) takes
  * ways in spells that come and go within seconds: on the Zen 5 guest,
  * walks of 12 lines 4 KiB apart, timed in 8 mappings in turn every 0.2
- * s, hit in all 8 (2.3 ticks a load) or missed in all 8 (8.4) for
- * seconds at a time, and 4 of 87 `--level=L1d` runs read 10 of its 12
+ * s, hit in all 8 (2.2 to 2.4 ticks a load) or missed in all 8 (7.3 to
+ * 8.6) in 27 rounds of 30, the misses for up to 2.5 s running, and 4
+ * of 87 `--level=L1d` runs read 10 of its 12
  * ways (3 of them inconclusive), 11 lines missing half of the gap.
  * Quiet, one line over the ways misses fully there (13 lines: 1.2 to
  * 2.2 of the gap).  A set that is not LRU
