@@ -236,12 +236,17 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 	lv->size.accesses = ways->accesses + way->accesses;
 }
 
-void amp_spell_pause(const struct amp_ctx *c)
+void amp_nap(const struct amp_ctx *c, long ns)
 {
-	const struct timespec pause = { 0, AMP_SPELL_PAUSE_NS };
+	const struct timespec pause = { ns / 1000000000L, ns % 1000000000L };
 
 	if (!c->host->sim)
 		nanosleep(&pause, NULL); /* let the spell pass */
+}
+
+void amp_spell_pause(const struct amp_ctx *c)
+{
+	amp_nap(c, AMP_SPELL_PAUSE_NS);
 }
 
 void amp_param_set_aside(struct amp_param *p, unsigned measurements, uint64_t accesses, const char *why)

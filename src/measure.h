@@ -446,8 +446,9 @@ void amp_size_derived(struct amp_level *lv, int64_t size, const struct amp_param
 #define AMP_SPELL_TRIES 3
 #define AMP_SPELL_PAUSE_NS 500000000L
 /* That pause, on a real machine (the simulated one has no spell to
- * wait out). */
+ * wait out); amp_nap, one of ns nanoseconds likewise. */
 void amp_spell_pause(const struct amp_ctx *c);
+void amp_nap(const struct amp_ctx *c, long ns);
 /* Measurements of p set aside after the fact (rounds read in a busy
  * spell): they count as failed, with `why` as the first failure unless
  * one came before, and their accesses in p's. */

@@ -19,7 +19,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "measure.h"
 #include "insn_timing.h"
 
@@ -81,7 +80,6 @@ struct search {
 	uint64_t fit, over; /* counters: lines known to fit one set, lines that thrashed it (pushed_ways_vote) */
 	int pushed; /* counters: the ways came from walks with pushers */
 	unsigned looks_left; /* data by timing: looks at a partial step left to the level (look_again) */
-	int step_partial; /* ... the last vote's step stayed partial */
 	uint64_t full_lines; /* ... the fewest lines of this level's votes' full steps (0: none yet) */
 	uint64_t mixed_lines; /* ... this round's first partial step at fewer lines: its lines */
 };
@@ -249,18 +247,18 @@ static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base,
 
 /* Data by timing: the smallest walk that thrashes at a stride past
  * the way, *hi lines, looked at again while it misses only part of the
- * time.  A neighbour on the core (a host's SMT sibling shares L1d) takes
- * ways in spells that come and go within seconds: on the Zen 5 guest,
- * walks of 12 lines 4 KiB apart, timed in 8 mappings in turn every 0.2
- * s, hit in all 8 (2.2 to 2.4 ticks a load) or missed in all 8 (7.3 to
- * 8.6) in 27 rounds of 30, the misses for up to 2.5 s running, and 4
- * of 87 `--level=L1d` runs read 10 of its 12
- * ways (3 of them inconclusive), 11 lines missing half of the gap.
- * Quiet, one line over the ways misses fully there (13 lines: 1.2 to
- * 2.2 of the gap).  A set that is not LRU
- * misses part of the time one line over too, at every look (Intel's
- * 12-way L1d: 0.50 to 0.59): looks then cost only the budget
- * (search.looks_left, and a nap each on a real machine). */
+ * time; 1 where it still does, 0, or -1 with err.  A neighbour on the
+ * core (a host's SMT sibling shares L1d) takes ways in spells that come
+ * and go within seconds: on the Zen 5 guest, walks of 12 lines 4 KiB
+ * apart, timed in 8 mappings in turn every 0.2 s, hit in all 8 (2.2 to
+ * 2.4 ticks a load) or missed in all 8 (7.3 to 8.6) in 27 rounds of 30,
+ * the misses for up to 2.5 s running, and 4 of 87 `--level=L1d` runs
+ * read 10 of its 12 ways (3 of them inconclusive), 11 lines missing
+ * half of the gap.  Quiet, one line over the ways misses fully there
+ * (13 lines: 1.2 to 2.2 of the gap).  A set that is not LRU misses part
+ * of the time one line over too, at every look (Intel's 12-way L1d:
+ * 0.50 to 0.59): looks then cost only the budget (search.looks_left,
+ * and a nap each on a real machine). */
 #define STEP_FULL 0.8               /* of the gap: a step this high is no spell's */
 #define STEP_LOOKS 48               /* looks a level may take in all */
 #define STEP_NAP_NS 20000000L       /* a real machine's nap before each: about 1 s in all */
@@ -268,7 +266,6 @@ static int bisect_thrash(struct amp_ctx *c, struct amp_level *lv, uint64_t base,
 static int look_again(struct amp_ctx *c, struct amp_level *lv, uint64_t base, uint64_t s, uint64_t *hi,
 		      char *err, size_t len)
 {
-	const struct timespec nap = { 0, STEP_NAP_NS };
 	uint64_t most = 2 * *hi;
 	double rate;
 	int yes;
@@ -277,8 +274,7 @@ static int look_again(struct amp_ctx *c, struct amp_level *lv, uint64_t base, ui
 		return -1;
 	while (rate < STEP_FULL && search.looks_left && *hi < most) {
 		search.looks_left--;
-		if (!c->host->sim)
-			nanosleep(&nap, NULL);
+		amp_nap(c, STEP_NAP_NS);
 		if (thrash_rate(c, lv, base, s, *hi, &yes, &rate, err, len) < 0)
 			return -1;
 		/* It fits after all (twice running: a random set one line
@@ -290,8 +286,9 @@ static int look_again(struct amp_ctx *c, struct amp_level *lv, uint64_t base, ui
 		if (rate < LOOK_FITS && thrash_rate(c, lv, base, s, ++*hi, &yes, &rate, err, len) < 0)
 			return -1;
 	}
-	search.step_partial = rate < STEP_FULL;
-	if (!search.step_partial && (!search.full_lines || *hi < search.full_lines))
+	if (rate < STEP_FULL)
+		return 1;
+	if (!search.full_lines || *hi < search.full_lines)
 		search.full_lines = *hi;
 	return 0;
 }
@@ -439,9 +436,11 @@ static int ways_vote(struct amp_ctx *c, struct amp_level *lv, unsigned v, int64_
 	 * whose step is partial by nature may read one full in noise, but
 	 * at the same lines. */
 	if (data_by_time(lv) && lv->kind == AMP_KIND_CACHE) {
-		if (look_again(c, lv, base, 2 * s, &n, err, len) < 0)
+		int partial = look_again(c, lv, base, 2 * s, &n, err, len);
+
+		if (partial < 0)
 			return -1;
-		if (search.step_partial && n < search.full_lines && !search.mixed_lines)
+		if (partial && n < search.full_lines && !search.mixed_lines)
 			search.mixed_lines = n;
 	}
 
@@ -1008,7 +1007,6 @@ static int assoc_run(struct amp_ctx *c, struct amp_level *lv, char *err, size_t 
 
 	search.looks_left = STEP_LOOKS;
 	search.full_lines = 0;
-	search.step_partial = 0;
 	rc = assoc_round(c, lv, err, len);
 
 	for (; rc == 0 && spell_seen(lv, why, sizeof why); tries++) {

@@ -1228,7 +1228,7 @@ static void test_sibling_spell_partial(void)
 {
 	static const unsigned every[] = { 16, 32 };
 	static const double ends[] = { 1.0, 1.3 };
-	uint64_t swept, before, total, round;
+	uint64_t swept, before, total, round, s2, b2, t2;
 	struct timed *t = spell_run_every(0, 0, 0, 0, NULL, "assoc", &swept, &before, &total);
 
 	if (!t)
@@ -1239,7 +1239,7 @@ static void test_sibling_spell_partial(void)
 		uint64_t until = swept + (uint64_t)(ends[i / 2] * (double)round);
 		const struct amp_level *l1;
 
-		if (!(t = spell_run_every(2, every[i % 2], 0, until, NULL, "assoc", &swept, &before, &total)))
+		if (!(t = spell_run_every(2, every[i % 2], 0, until, NULL, "assoc", &s2, &b2, &t2)))
 			return;
 		l1 = mod_sim_level(&t->ms, "L1d");
 		tap_ok(l1 && amp_param_conclusive(&l1->assoc) && l1->assoc.value == 12 && l1->size.value == 48 << 10 &&
@@ -1257,7 +1257,7 @@ static void test_sibling_spell_partial(void)
 		const struct amp_level *l1;
 
 		if (!(t = spell_run_every(2, 16, swept + (uint64_t)(0.3 * (double)round),
-					  swept + (uint64_t)(to[i] * (double)round), NULL, "assoc", &swept, &before, &total)))
+					  swept + (uint64_t)(to[i] * (double)round), NULL, "assoc", &s2, &b2, &t2)))
 			return;
 		l1 = mod_sim_level(&t->ms, "L1d");
 		tap_ok(l1 && amp_param_conclusive(&l1->assoc) && l1->assoc.value == 12 && l1->size.value == 48 << 10 &&
